@@ -1,0 +1,224 @@
+package checker
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
+)
+
+// Instance is one kube-proxy: a workload container that runs it, or a KubeProxyConfiguration
+// that no workload in the repository points at.
+type Instance struct {
+	// Label describes the instance for messages: "DaemonSet kube-system/kube-proxy, container kube-proxy".
+	Label string
+	// Workload is the document running kube-proxy; nil for a standalone configuration.
+	Workload *Document
+	// Container is the path of the container inside Workload.
+	Container Path
+	// Windows is true when the workload is pinned to Windows nodes.
+	Windows bool
+	// Flags are the command-line flags in order.
+	Flags []Flag
+	// Config is the KubeProxyConfiguration document in use, if found.
+	Config *Document
+	// ConfigVia lists how --config was resolved (volume mount, volume, ConfigMap key).
+	ConfigVia []Related
+	// ConfigUnresolved explains why a --config path could not be matched to a document in the
+	// repository; the effective configuration is then unknown.
+	ConfigUnresolved string
+}
+
+// Flag is one kube-proxy command-line flag.
+type Flag struct {
+	// Name is the flag name without leading dashes.
+	Name     string
+	Value    string
+	HasValue bool
+	// Doc and Node are the document and the scalar that hold the flag.
+	Doc  *Document
+	Node *yaml.Node
+	// NodePath is the field path of Node.
+	NodePath Path
+	// Pos and End span the flag (name and value); ValuePos spans the value.
+	Pos, End           Position
+	ValuePos, ValueEnd Position
+	// Remove deletes the flag (and a separate value argument) from the source.
+	Remove []TextEdit
+}
+
+// Flag returns the last occurrence of flag name (the one that wins), or nil.
+func (in *Instance) Flag(name string) *Flag {
+	for i := len(in.Flags) - 1; i >= 0; i-- {
+		if in.Flags[i].Name == name {
+			return &in.Flags[i]
+		}
+	}
+	return nil
+}
+
+// HasConfigFlag reports whether kube-proxy runs with --config.
+func (in *Instance) HasConfigFlag() bool { return in.Workload == nil || in.Flag("config") != nil }
+
+// KPC returns the typed configuration, or nil.
+func (in *Instance) KPC() *kpv1.KubeProxyConfiguration {
+	if in.Config == nil {
+		return nil
+	}
+	c, _ := in.Config.Object.(*kpv1.KubeProxyConfiguration)
+	return c
+}
+
+// Origin says where a setting's value comes from.
+type Origin int
+
+// Origins of settings.
+const (
+	// OriginUnknown: --config points to a file not in the repository.
+	OriginUnknown Origin = iota
+	OriginDefault
+	OriginFlag
+	OriginConfig
+)
+
+// String names the origin.
+func (o Origin) String() string {
+	return [...]string{"unknown", "default", "flag", "config"}[o]
+}
+
+// Setting is an effective value and where it comes from.
+type Setting struct {
+	Value  string
+	Origin Origin
+	// Doc and Path locate a config field; Flag locates a flag.
+	Doc  *Document
+	Path Path
+	Flag *Flag
+}
+
+// Where returns the position of the setting's source, and whether there is one.
+func (s Setting) Where() (Position, Position, bool) {
+	switch {
+	case s.Flag != nil:
+		return s.Flag.Pos, s.Flag.End, true
+	case s.Doc != nil:
+		if p, e, ok := s.Doc.KeyPos(s.Path); ok {
+			return p, e, true
+		}
+		p, e := s.Doc.AbsentPos(s.Path)
+		return p, e, true
+	}
+	return Position{}, Position{}, false
+}
+
+// Mode returns the proxy mode kube-proxy runs with at target, after --config, flags and
+// defaults (RULES.md §1).
+func (in *Instance) Mode(target Version) Setting {
+	if in.HasConfigFlag() {
+		if in.Config == nil {
+			return Setting{Origin: OriginUnknown}
+		}
+		if _, v := in.Config.Lookup(Path{"mode"}); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && v.Tag != "!!null" {
+			return Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"mode"}}
+		}
+		return Setting{Value: DefaultMode(target, in.Windows), Origin: OriginDefault, Doc: in.Config, Path: Path{"mode"}}
+	}
+	if f := in.Flag("proxy-mode"); f != nil && f.Value != "" {
+		return Setting{Value: f.Value, Origin: OriginFlag, Flag: f}
+	}
+	return Setting{Value: DefaultMode(target, in.Windows), Origin: OriginDefault}
+}
+
+// GateSetting is a feature gate set explicitly.
+type GateSetting struct {
+	Name  string
+	Value bool
+	// Raw is the value as written, when it is not a boolean.
+	Raw string
+	Setting
+}
+
+// FeatureGates returns the gates set explicitly and honoured: the config's featureGates with
+// --config, else --feature-gates. Invalid flag syntax yields Raw set.
+func (in *Instance) FeatureGates() []GateSetting {
+	var out []GateSetting
+	if in.HasConfigFlag() {
+		if in.Config == nil {
+			return nil
+		}
+		_, m := in.Config.Lookup(Path{"featureGates"})
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], m.Content[i+1]
+			g := GateSetting{Name: k.Value, Setting: Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"featureGates", k.Value}}}
+			switch v.Value {
+			case "true", "True", "TRUE":
+				g.Value = true
+			case "false", "False", "FALSE":
+			default:
+				g.Raw = v.Value
+			}
+			out = append(out, g)
+		}
+		return out
+	}
+	f := in.Flag("feature-gates")
+	if f == nil {
+		return nil
+	}
+	for _, kv := range strings.Split(f.Value, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(kv, "=")
+		g := GateSetting{Name: strings.TrimSpace(name), Setting: Setting{Value: val, Origin: OriginFlag, Flag: f}}
+		switch strings.ToLower(strings.TrimSpace(val)) {
+		case "true":
+			g.Value = true
+		case "false":
+		default:
+			g.Raw = val
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// Gate returns the explicit setting of gate name, if any.
+func (in *Instance) Gate(name string) (GateSetting, bool) {
+	var last GateSetting
+	found := false
+	for _, g := range in.FeatureGates() {
+		if g.Name == name {
+			last, found = g, true
+		}
+	}
+	return last, found
+}
+
+// NodePortAddresses returns the effective nodePortAddresses and where they come from; an
+// empty Value list with OriginDefault means unset.
+func (in *Instance) NodePortAddresses() ([]string, Setting) {
+	if in.HasConfigFlag() {
+		if in.Config == nil {
+			return nil, Setting{Origin: OriginUnknown}
+		}
+		if c := in.KPC(); c != nil && len(c.NodePortAddresses) > 0 {
+			return c.NodePortAddresses, Setting{Origin: OriginConfig, Doc: in.Config, Path: Path{"nodePortAddresses"}}
+		}
+		return nil, Setting{Origin: OriginDefault, Doc: in.Config, Path: Path{"nodePortAddresses"}}
+	}
+	if f := in.Flag("nodeport-addresses"); f != nil && f.Value != "" {
+		var out []string
+		for _, s := range strings.Split(f.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out, Setting{Origin: OriginFlag, Flag: f}
+	}
+	return nil, Setting{Origin: OriginDefault}
+}

@@ -1,0 +1,121 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"unicode/utf8"
+)
+
+// Position is a place in a file. Line and Column are 1-based; Column counts Unicode code points
+// (as yaml.v3 and most editors do); Offset is the 0-based byte offset.
+type Position struct {
+	Filename string `json:"file"`
+	Offset   int    `json:"offset"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+}
+
+// IsValid reports whether the position names a line.
+func (p Position) IsValid() bool { return p.Line > 0 }
+
+// String formats the position as file:line:col.
+func (p Position) String() string {
+	if !p.IsValid() {
+		return p.Filename
+	}
+	return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+}
+
+// Less orders positions by file, then offset.
+func (p Position) Less(o Position) bool {
+	if p.Filename != o.Filename {
+		return p.Filename < o.Filename
+	}
+	if p.Line != o.Line {
+		return p.Line < o.Line
+	}
+	return p.Column < o.Column
+}
+
+// LineIndex converts between byte offsets and line/column positions of one text.
+type LineIndex struct {
+	content []byte
+	starts  []int // byte offset of the start of each line
+}
+
+// NewLineIndex indexes content. Lines end at "\n"; a preceding "\r" belongs to the line end.
+func NewLineIndex(content []byte) *LineIndex {
+	starts := make([]int, 1, len(content)/32+1)
+	for i, c := range content {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return &LineIndex{content: content, starts: starts}
+}
+
+// Lines returns the number of lines.
+func (x *LineIndex) Lines() int { return len(x.starts) }
+
+// LineStart returns the byte offset of the start of 1-based line.
+func (x *LineIndex) LineStart(line int) int {
+	if line < 1 {
+		return 0
+	}
+	if line > len(x.starts) {
+		return len(x.content)
+	}
+	return x.starts[line-1]
+}
+
+// LineText returns the text of 1-based line without its line ending.
+func (x *LineIndex) LineText(line int) string {
+	if line < 1 || line > len(x.starts) {
+		return ""
+	}
+	start := x.starts[line-1]
+	end := len(x.content)
+	if line < len(x.starts) {
+		end = x.starts[line] - 1
+	}
+	if end > start && x.content[end-1] == '\r' {
+		end--
+	}
+	return string(x.content[start:end])
+}
+
+// Offset converts a 1-based line and code-point column to a byte offset, clamped to the line.
+func (x *LineIndex) Offset(line, col int) int {
+	if line < 1 {
+		return 0
+	}
+	if line > len(x.starts) {
+		return len(x.content)
+	}
+	off := x.starts[line-1]
+	end := len(x.content)
+	if line < len(x.starts) {
+		end = x.starts[line]
+	}
+	for i := 1; i < col && off < end; i++ {
+		if x.content[off] == '\n' {
+			break
+		}
+		_, size := utf8.DecodeRune(x.content[off:end])
+		off += size
+	}
+	return off
+}
+
+// Position converts a byte offset to a position in file name.
+func (x *LineIndex) Position(name string, off int) Position {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(x.content) {
+		off = len(x.content)
+	}
+	line := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+	start := x.starts[line-1]
+	return Position{Filename: name, Offset: off, Line: line, Column: utf8.RuneCount(x.content[start:off]) + 1}
+}

@@ -1,0 +1,87 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+)
+
+// Rule is one check. Go rules and Rego rules share this type and one registry.
+type Rule struct {
+	// ID is stable and never reused, e.g. "KP102".
+	ID string
+	// Name is kebab-case, e.g. "mode-ipvs".
+	Name string
+	Doc  Doc
+	// Severity is the default severity; Run may report others depending on the target version.
+	Severity Severity
+	// Disabled rules run only when enabled explicitly.
+	Disabled bool
+	// Kinds lists what the rule looks at, for documentation ("KubeProxyConfiguration", "DaemonSet").
+	Kinds []string
+	// Run checks the workspace and reports through the pass. An error means the rule broke,
+	// never that it found a problem.
+	Run func(*Pass) error
+}
+
+// Doc is the structured documentation of a rule; it feeds `explain`, generated docs and SARIF.
+type Doc struct {
+	Title string
+	// Why explains the problem and the facts behind it (Markdown).
+	Why string
+	// Remediation says how to fix it (Markdown).
+	Remediation string
+	// Before and After are YAML snippets: a failing and a fixed example.
+	Before, After string
+	// Since is the kube-proxy-lint version that introduced the rule.
+	Since string
+	// SeverityText describes version-dependent severities, e.g. "warning; error at target >= 1.40".
+	SeverityText string
+}
+
+// DocsBaseURL is where the generated rule docs are published.
+const DocsBaseURL = "https://github.com/kube-proxy-lint/kube-proxy-lint/blob/main/docs/rules/"
+
+// URL returns the rule's documentation address.
+func (r *Rule) URL() string { return DocsBaseURL + r.ID + ".md" }
+
+var (
+	idRe   = regexp.MustCompile(`^[A-Z]{2,8}[0-9]{3,4}$`)
+	nameRe = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+)
+
+// Validate checks a rule set: IDs and names well-formed and unique, docs complete.
+func Validate(rules []*Rule) error {
+	var errs []error
+	ids := map[string]bool{}
+	names := map[string]bool{}
+	for _, r := range rules {
+		if !idRe.MatchString(r.ID) {
+			errs = append(errs, fmt.Errorf("rule %q: malformed ID", r.ID))
+		}
+		if !nameRe.MatchString(r.Name) {
+			errs = append(errs, fmt.Errorf("rule %s: malformed name %q", r.ID, r.Name))
+		}
+		if ids[r.ID] {
+			errs = append(errs, fmt.Errorf("rule %s: duplicate ID", r.ID))
+		}
+		if names[r.Name] {
+			errs = append(errs, fmt.Errorf("rule %s: duplicate name %q", r.ID, r.Name))
+		}
+		ids[r.ID], names[r.Name] = true, true
+		if r.Doc.Title == "" || r.Doc.Why == "" || r.Doc.Remediation == "" || r.Doc.Since == "" {
+			errs = append(errs, fmt.Errorf("rule %s: doc needs title, why, remediation and since", r.ID))
+		}
+		if r.Severity == SeverityNone {
+			errs = append(errs, fmt.Errorf("rule %s: no default severity", r.ID))
+		}
+		if r.Run == nil {
+			errs = append(errs, fmt.Errorf("rule %s: no Run function", r.ID))
+		}
+	}
+	if !sort.SliceIsSorted(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID }) {
+		errs = append(errs, errors.New("rules are not sorted by ID"))
+	}
+	return errors.Join(errs...)
+}

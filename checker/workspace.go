@@ -1,0 +1,463 @@
+package checker
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Workspace is everything loaded for one run, and the derived kube-proxy view.
+type Workspace struct {
+	// Root is the directory that file paths are relative to.
+	Root string
+	// Files are sorted by Path.
+	Files []*File
+	// Docs lists every document in file order, embedded documents right after their parent.
+	Docs []*Document
+	// Instances are the kube-proxies found: workloads running kube-proxy and standalone
+	// configurations that no workload points at.
+	Instances []*Instance
+	Target    Target
+	// Problems are load problems: files that could not be read or decoded.
+	Problems []LoadProblem
+}
+
+// LoadProblem is a file that could not be loaded or decoded.
+type LoadProblem struct {
+	Pos     Position
+	Message string
+	// Manifest is true when the file looks like a Kubernetes manifest, kube-proxy or installer
+	// config (so KP001 reports it); other problems are notices.
+	Manifest bool
+	// Document is set when the problem is in a decoded document (e.g. a type error).
+	Document *Document
+}
+
+// FileFormat is how a file was read.
+type FileFormat int
+
+// File formats.
+const (
+	FormatText FileFormat = iota
+	FormatYAML
+)
+
+// File is one input file, or a virtual file holding a document embedded in a scalar.
+type File struct {
+	// Path is slash-separated and relative to the workspace root ("-" for stdin).
+	Path    string
+	Content []byte
+	Lines   *LineIndex
+	Format  FileFormat
+	Docs    []*Document
+	// Templated is true when the file holds template placeholders (Helm, Jinja2, ...).
+	Templated bool
+
+	// Parent and ParentOffsets are set for virtual files: ParentOffsets[i] is the byte offset
+	// in Parent.Content of Content[i] (one extra entry maps the end).
+	Parent        *File
+	ParentOffsets []int
+}
+
+// Outer returns the real file holding f.
+func (f *File) Outer() *File {
+	for f.Parent != nil {
+		f = f.Parent
+	}
+	return f
+}
+
+// OuterOffset maps a byte offset of f to a byte offset in the real file.
+func (f *File) OuterOffset(off int) int {
+	for f.Parent != nil {
+		if off < 0 {
+			off = 0
+		}
+		if off >= len(f.ParentOffsets) {
+			off = len(f.ParentOffsets) - 1
+		}
+		off = f.ParentOffsets[off]
+		f = f.Parent
+	}
+	return off
+}
+
+// PositionAt returns the position in the real file of byte offset off of f.
+func (f *File) PositionAt(off int) Position {
+	o := f.Outer()
+	return o.Lines.Position(o.Path, f.OuterOffset(off))
+}
+
+// Document is one YAML document of a file (or embedded in a scalar of another document).
+type Document struct {
+	File *File
+	// Index is the 0-based document index in its file.
+	Index int
+	// Node is the document's content node, usually a mapping.
+	Node       *yaml.Node
+	APIVersion string
+	Kind       string
+	Name       string
+	Namespace  string
+	// Object is the typed object for known kinds (pointer to a k8s.io type), else nil.
+	Object any
+	// Issues are unknown, duplicate or mistyped fields found while decoding Object.
+	Issues []FieldIssue
+	// Parent is the document holding this one when it is embedded; ParentPath is the field
+	// path of the scalar that holds it.
+	Parent     *Document
+	ParentPath Path
+}
+
+// IssueKind classifies a FieldIssue.
+type IssueKind int
+
+// Field issue kinds.
+const (
+	IssueUnknown IssueKind = iota
+	IssueDuplicate
+)
+
+// FieldIssue is a field that strict decoding rejects.
+type FieldIssue struct {
+	Kind IssueKind
+	// Path is the path of the offending key.
+	Path Path
+	// Key is the offending key node.
+	Key *yaml.Node
+	// Known lists the field names valid at that place, for suggestions.
+	Known []string
+}
+
+// Ref returns the document's object reference.
+func (d *Document) Ref() *ObjectRef {
+	r := &ObjectRef{APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Document: d.Index}
+	if d.Parent != nil {
+		p := d.Parent
+		r.Document = p.Index
+		r.Embedded = d.ParentPath.String()
+		if r.Namespace == "" && r.Name == "" {
+			r.Namespace, r.Name = p.Namespace, p.Name
+		}
+	}
+	return r
+}
+
+// Outer returns the top-level document holding d.
+func (d *Document) Outer() *Document {
+	for d.Parent != nil {
+		d = d.Parent
+	}
+	return d
+}
+
+// Lookup finds the key and value nodes at path. Missing elements return nils; for sequence
+// elements the key is nil.
+func (d *Document) Lookup(p Path) (key, value *yaml.Node) {
+	return LookupNode(d.Node, p)
+}
+
+// LookupNode finds the key and value nodes at path below n.
+func LookupNode(n *yaml.Node, p Path) (key, value *yaml.Node) {
+	value = n
+	for _, e := range p {
+		for value != nil && value.Kind == yaml.AliasNode {
+			value = value.Alias
+		}
+		if value == nil {
+			return nil, nil
+		}
+		switch value.Kind {
+		case yaml.MappingNode:
+			var found bool
+			for i := 0; i+1 < len(value.Content); i += 2 {
+				if value.Content[i].Value == e {
+					key, value, found = value.Content[i], value.Content[i+1], true
+					// The last duplicate wins, as in kube-proxy's lenient decoding.
+				}
+			}
+			if !found {
+				return nil, nil
+			}
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(e)
+			if err != nil || i < 0 || i >= len(value.Content) {
+				return nil, nil
+			}
+			key, value = nil, value.Content[i]
+		default:
+			return nil, nil
+		}
+	}
+	return key, value
+}
+
+// Has reports whether path exists.
+func (d *Document) Has(p Path) bool {
+	_, v := d.Lookup(p)
+	return v != nil
+}
+
+// Str returns the scalar value at path, or "".
+func (d *Document) Str(p Path) string {
+	_, v := d.Lookup(p)
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.Value
+}
+
+// NodePos returns the position of n's first character in the real file.
+func (d *Document) NodePos(n *yaml.Node) Position {
+	f := d.File
+	return f.PositionAt(f.Lines.Offset(n.Line, n.Column))
+}
+
+// NodeEnd returns the position just after n's text on its first line: the whole scalar for
+// one-line scalars, the rest of the line otherwise.
+func (d *Document) NodeEnd(n *yaml.Node) Position {
+	f := d.File
+	start := f.Lines.Offset(n.Line, n.Column)
+	lineEnd := f.Lines.Offset(n.Line+1, 1)
+	for lineEnd > start && (f.Content[lineEnd-1] == '\n' || f.Content[lineEnd-1] == '\r') {
+		lineEnd--
+	}
+	end := lineEnd
+	if n.Kind == yaml.ScalarNode {
+		switch n.Style {
+		case 0, yaml.TaggedStyle:
+			if !strings.Contains(n.Value, "\n") && start+len(n.Value) <= lineEnd &&
+				string(f.Content[start:start+len(n.Value)]) == n.Value {
+				end = start + len(n.Value)
+			}
+		case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+			q := f.Content[start]
+			for i := start + 1; i < lineEnd; i++ {
+				if f.Content[i] == '\\' && q == '"' {
+					i++
+					continue
+				}
+				if f.Content[i] == q {
+					if q == '\'' && i+1 < lineEnd && f.Content[i+1] == '\'' {
+						i++
+						continue
+					}
+					end = i + 1
+					break
+				}
+			}
+		}
+	}
+	return f.PositionAt(end)
+}
+
+// KeyPos returns the position of the key at path (of the value for sequence elements), and
+// whether the path exists.
+func (d *Document) KeyPos(p Path) (Position, Position, bool) {
+	k, v := d.Lookup(p)
+	switch {
+	case k != nil && (len(p) == 0 || !isIndex(p[len(p)-1])):
+		return d.NodePos(k), d.NodeEnd(k), true
+	case v != nil:
+		return d.NodePos(v), d.NodeEnd(v), true
+	}
+	return Position{}, Position{}, false
+}
+
+// ValuePos returns the position of the value at path, and whether it exists.
+func (d *Document) ValuePos(p Path) (Position, Position, bool) {
+	_, v := d.Lookup(p)
+	if v == nil {
+		return Position{}, Position{}, false
+	}
+	return d.NodePos(v), d.NodeEnd(v), true
+}
+
+// AbsentPos returns where to report a field that is absent: the key of the deepest enclosing
+// field that exists, or the document's kind line for top-level fields.
+func (d *Document) AbsentPos(p Path) (Position, Position) {
+	for i := len(p) - 1; i >= 1; i-- {
+		if pos, end, ok := d.KeyPos(p[:i]); ok {
+			return pos, end
+		}
+	}
+	return d.KindPos()
+}
+
+// KindPos returns the position of the document's kind key, or its first node.
+func (d *Document) KindPos() (Position, Position) {
+	if pos, end, ok := d.KeyPos(Path{"kind"}); ok {
+		return pos, end
+	}
+	if d.Node != nil {
+		return d.NodePos(d.Node), d.NodeEnd(d.Node)
+	}
+	p := d.File.PositionAt(0)
+	return p, p
+}
+
+// SubPos returns the position of byte range [from, to) of the value of scalar node n.
+// It maps through the scalar's source text, so it is exact for plain, quoted and block scalars.
+func (d *Document) SubPos(n *yaml.Node, from, to int) (Position, Position) {
+	m := ScalarOffsets(d.File, n)
+	if m == nil {
+		return d.NodePos(n), d.NodeEnd(n)
+	}
+	clamp := func(i int) int {
+		if i < 0 {
+			return 0
+		}
+		if i >= len(m) {
+			return len(m) - 1
+		}
+		return i
+	}
+	return d.File.PositionAt(m[clamp(from)]), d.File.PositionAt(m[clamp(to)])
+}
+
+func isIndex(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// ScalarOffsets maps each byte of scalar n's value to the byte offset in f.Content of the
+// source character that produced it; one extra entry maps the end of the value. It aligns the
+// decoded value with the source text, so it handles block scalar indentation, chomping,
+// folding, CRLF line ends and simple quoting. It returns nil when n is not a scalar.
+func ScalarOffsets(f *File, n *yaml.Node) []int {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return nil
+	}
+	src := f.Content
+	start := f.Lines.Offset(n.Line, n.Column)
+	val := n.Value
+	m := make([]int, len(val)+1)
+	i := start // position in source
+	block := n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
+	indent := -1
+	atLineStart := false
+	if block {
+		// Skip the header line ("|-2 # comment").
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+		if i < len(src) {
+			i++
+		}
+		atLineStart = true
+		indent = blockIndent(src, i, f.Lines, n)
+	} else if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && i < len(src) {
+		i++ // opening quote
+	}
+	j := 0
+	for j < len(val) {
+		if i >= len(src) {
+			m[j] = len(src)
+			j++
+			continue
+		}
+		if atLineStart {
+			// Skip indentation (up to the block indentation, or all leading whitespace).
+			k := 0
+			for i < len(src) && (src[i] == ' ' || (!block && src[i] == '\t')) && (indent < 0 || k < indent) {
+				i++
+				k++
+			}
+			atLineStart = false
+			continue
+		}
+		c := src[i]
+		v := val[j]
+		switch {
+		case c == v:
+			m[j] = i
+			if c == '\n' {
+				atLineStart = true
+			}
+			i++
+			j++
+		case c == '\r':
+			i++
+		case c == '\n' && (v == ' ' || v == '\n'):
+			// Folded line break, or a break in a multi-line flow scalar.
+			m[j] = i
+			i++
+			j++
+			atLineStart = true
+		case c == '\n':
+			// A line break that folding removed.
+			i++
+			atLineStart = true
+		case c == '\\' || c == '\'':
+			// Escape sequence: map the decoded byte to the escape's start.
+			m[j] = i
+			j++
+			i += 2
+			for i < len(src) && j < len(val) && src[i] != val[j] && isHexOrEscape(src[i]) {
+				i++
+			}
+		default:
+			// Could not align (e.g. a multi-byte escape); map to the current place.
+			m[j] = i
+			j++
+			_, size := utf8.DecodeRune(src[i:])
+			i += size
+		}
+	}
+	m[len(val)] = i
+	if len(val) > 0 && m[len(val)] < m[len(val)-1] {
+		m[len(val)] = m[len(val)-1] + 1
+	}
+	return m
+}
+
+func isHexOrEscape(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// blockIndent returns the content indentation of a block scalar whose content starts at
+// offset i: the indentation indicator when given, else that of the first non-empty line.
+func blockIndent(src []byte, i int, lines *LineIndex, n *yaml.Node) int {
+	// Indentation indicator: a digit in the header.
+	header := lines.LineText(n.Line)
+	if c := n.Column - 1; c >= 0 {
+		rs := []rune(header)
+		if c < len(rs) {
+			for _, r := range rs[c:] {
+				if r >= '1' && r <= '9' {
+					// Indicator is relative to the parent's indentation: find the key's indent.
+					parent := 0
+					for _, r2 := range rs {
+						if r2 != ' ' {
+							break
+						}
+						parent++
+					}
+					if strings.HasPrefix(strings.TrimLeft(header, " "), "- ") {
+						parent += 2
+					}
+					return parent + int(r-'0')
+				}
+				if r == '#' {
+					break
+				}
+			}
+		}
+	}
+	for i < len(src) {
+		k := 0
+		for i+k < len(src) && src[i+k] == ' ' {
+			k++
+		}
+		if i+k < len(src) && src[i+k] != '\n' && src[i+k] != '\r' {
+			return k
+		}
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+		i++
+	}
+	return 0
+}
