@@ -46,6 +46,10 @@ type LineIndex struct {
 // NewLineIndex indexes content. Lines end at "\n"; a preceding "\r" belongs to the line end.
 func NewLineIndex(content []byte) *LineIndex {
 	starts := make([]int, 1, len(content)/32+1)
+	// A byte order mark is not part of the first line's columns.
+	if len(content) >= 3 && content[0] == 0xEF && content[1] == 0xBB && content[2] == 0xBF {
+		starts[0] = 3
+	}
 	for i, c := range content {
 		if c == '\n' {
 			starts = append(starts, i+1)
@@ -116,6 +120,12 @@ func (x *LineIndex) Position(name string, off int) Position {
 		off = len(x.content)
 	}
 	line := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+	if line == 0 {
+		line = 1
+	}
 	start := x.starts[line-1]
+	if off < start {
+		off = start
+	}
 	return Position{Filename: name, Offset: off, Line: line, Column: utf8.RuneCount(x.content[start:off]) + 1}
 }

@@ -109,6 +109,8 @@ type Document struct {
 	// path of the scalar that holds it.
 	Parent     *Document
 	ParentPath Path
+	// Embedded lists the documents decoded from this document's scalars.
+	Embedded []*Document
 }
 
 // IssueKind classifies a FieldIssue.

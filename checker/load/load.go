@@ -5,7 +5,13 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"runtime"
+	"sort"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -14,7 +20,11 @@ import (
 type Options struct {
 	// Paths are files or directories; "-" reads Stdin. Empty means ".".
 	Paths []string
-	// Stdin is read for the path "-"; StdinName is the name its findings carry.
+	// Root is the directory that reported file names are relative to. Empty means the
+	// current directory.
+	Root string
+	// Stdin is read for the path "-"; StdinName is the name its findings carry ("<stdin>"
+	// when empty).
 	Stdin     io.Reader
 	StdinName string
 	// Target overrides version detection when set.
@@ -25,16 +35,143 @@ type Options struct {
 	Workers int
 }
 
-// DefaultMaxFileSize is the largest file decoded by default.
-const DefaultMaxFileSize = 8 << 20
+// DefaultMaxFileSize is the largest file decoded by default. Kubernetes objects are limited
+// to about 1.5 MiB by etcd; anything far larger is generated data, not configuration.
+const DefaultMaxFileSize = 4 << 20
 
 // Load reads every path and builds the workspace. It returns an error only for usage problems
 // (a path that does not exist); bad files become workspace Problems.
 func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
-	panic("not implemented yet")
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	inputs, probs, root, err := collect(opts)
+	if err != nil {
+		return nil, err
+	}
+	ws := &checker.Workspace{Root: root}
+	ws.Problems = append(ws.Problems, probs...)
+	files := make([]*checker.File, len(inputs))
+	fileProbs := make([][]checker.LoadProblem, len(inputs))
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				files[i], fileProbs[i] = readAndParse(inputs[i], opts.MaxFileSize)
+			}
+		}()
+	}
+	for i := range inputs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load files: %w", err)
+	}
+	for i, f := range files {
+		ws.Problems = append(ws.Problems, fileProbs[i]...)
+		if f != nil {
+			ws.Files = append(ws.Files, f)
+		}
+	}
+	finish(ws, opts.Target)
+	return ws, nil
 }
 
 // Bytes loads one in-memory file as a workspace, for tests and fuzzing.
 func Bytes(name string, content []byte, target *checker.Version) *checker.Workspace {
-	panic("not implemented yet")
+	return Files(map[string][]byte{name: content}, target)
+}
+
+// Files loads in-memory files (slash paths to contents) as a workspace.
+func Files(files map[string][]byte, target *checker.Version) *checker.Workspace {
+	ws := &checker.Workspace{Root: "."}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		f, probs := readAndParse(input{name: n, content: files[n], explicit: true}, DefaultMaxFileSize)
+		ws.Problems = append(ws.Problems, probs...)
+		if f != nil {
+			ws.Files = append(ws.Files, f)
+		}
+	}
+	finish(ws, target)
+	return ws
+}
+
+func newFile(name string, content []byte) *checker.File {
+	return &checker.File{Path: name, Content: content, Lines: checker.NewLineIndex(content)}
+}
+
+// decodeDoc identifies a document, decodes it and any documents embedded in it.
+func decodeDoc(d *checker.Document) []checker.LoadProblem {
+	var probs []checker.LoadProblem
+	identify(d)
+	if p := decodeTyped(d); p != nil {
+		probs = append(probs, *p)
+	}
+	if d.Kind == "ConfigMap" {
+		probs = append(probs, decodeEmbedded(d)...)
+	}
+	return probs
+}
+
+// decodeEmbedded parses ConfigMap data values that hold Kubernetes-style documents (a
+// KubeProxyConfiguration in config.conf, kubeadm's ClusterConfiguration) as documents of
+// their own whose positions map back to the ConfigMap's file.
+func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
+	_, data := cm.Lookup(checker.Path{"data"})
+	if data == nil || data.Kind != yaml.MappingNode {
+		return nil
+	}
+	var probs []checker.LoadProblem
+	for i := 0; i+1 < len(data.Content); i += 2 {
+		k, v := data.Content[i], data.Content[i+1]
+		if v.Kind != yaml.ScalarNode || !manifestRe.MatchString(v.Value) {
+			continue
+		}
+		inner := &checker.File{
+			Path:          cm.File.Path,
+			Content:       []byte(v.Value),
+			Parent:        cm.File,
+			ParentOffsets: checker.ScalarOffsets(cm.File, v),
+		}
+		inner.Lines = checker.NewLineIndex(inner.Content)
+		probs = append(probs, parseFile(inner)...)
+		for _, d := range inner.Docs {
+			d.Parent = cm
+			d.ParentPath = checker.Path{"data", k.Value}
+			probs = append(probs, decodeDoc(d)...)
+			cm.Embedded = append(cm.Embedded, d)
+		}
+	}
+	return probs
+}
+
+// finish derives the workspace view once all files are decoded.
+func finish(ws *checker.Workspace, target *checker.Version) {
+	sort.Slice(ws.Files, func(i, j int) bool { return ws.Files[i].Path < ws.Files[j].Path })
+	for _, f := range ws.Files {
+		for _, d := range f.Docs {
+			ws.Docs = append(ws.Docs, d)
+			ws.Docs = append(ws.Docs, d.Embedded...)
+		}
+	}
+	sort.SliceStable(ws.Problems, func(i, j int) bool { return ws.Problems[i].Pos.Less(ws.Problems[j].Pos) })
+	ws.Target = detectTarget(ws, target)
+	ws.Instances = findInstances(ws)
 }

@@ -1,0 +1,498 @@
+package load
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// podSpecPaths gives where each workload kind keeps its pod spec.
+var podSpecPaths = map[string]checker.Path{
+	"Pod":         {"spec"},
+	"DaemonSet":   {"spec", "template", "spec"},
+	"Deployment":  {"spec", "template", "spec"},
+	"StatefulSet": {"spec", "template", "spec"},
+	"ReplicaSet":  {"spec", "template", "spec"},
+	"Job":         {"spec", "template", "spec"},
+	"CronJob":     {"spec", "jobTemplate", "spec", "template", "spec"},
+}
+
+// PodSpecPath returns the path of the pod spec in a workload document, or nil.
+func PodSpecPath(kind string) checker.Path { return podSpecPaths[kind] }
+
+// boolFlags are kube-proxy flags that take no separate value argument.
+var boolFlags = map[string]bool{
+	"cleanup": true, "init-only": true, "masquerade-all": true, "profiling": true,
+	"help": true, "h": true, "bind-address-hard-fail": true, "ipvs-strict-arp": true,
+	"windows-service": true, "alsologtostderr": true, "logtostderr": true,
+	"one-output": true, "skip-headers": true, "skip-log-headers": true,
+	"add_dir_header": true, "add-dir-header": true, "iptables-localhost-nodeports": true,
+}
+
+var shells = map[string]bool{"sh": true, "bash": true, "ash": true, "dash": true, "zsh": true, "busybox": true}
+
+// token is one argv word with its source.
+type token struct {
+	text string
+	doc  *checker.Document
+	node *yaml.Node
+	path checker.Path
+	// from, to are byte offsets of the word inside node.Value; whole is true when the word
+	// is the entire scalar (an argv element of its own).
+	from, to int
+	whole    bool
+}
+
+// findInstances finds every kube-proxy in workloads, resolves --config, and adds every
+// KubeProxyConfiguration that no workload uses as a standalone instance.
+func findInstances(ws *checker.Workspace) []*checker.Instance {
+	var out []*checker.Instance
+	used := map[*checker.Document]bool{}
+	for _, d := range ws.Docs {
+		spec := podSpecPaths[d.Kind]
+		if spec == nil || d.Parent != nil {
+			continue
+		}
+		_, containers := d.Lookup(spec.Append("containers"))
+		if containers == nil || containers.Kind != yaml.SequenceNode {
+			continue
+		}
+		windows := d.Str(spec.Append("nodeSelector", "kubernetes.io/os")) == "windows"
+		for i, c := range containers.Content {
+			cpath := spec.Append("containers", i)
+			argv := containerArgv(d, c, cpath)
+			flags, ok := kubeProxyFlags(d, c, argv)
+			if !ok {
+				continue
+			}
+			in := &checker.Instance{
+				Label:     workloadLabel(d, c),
+				Workload:  d,
+				Container: cpath,
+				Windows:   windows,
+				Flags:     flags,
+			}
+			resolveConfig(ws, in, spec, c, cpath)
+			if in.Config != nil {
+				used[in.Config] = true
+			}
+			out = append(out, in)
+		}
+	}
+	for _, d := range ws.Docs {
+		if d.Kind == "KubeProxyConfiguration" && !used[d] {
+			label := "KubeProxyConfiguration in " + d.File.Outer().Path
+			if d.Parent != nil {
+				label = "KubeProxyConfiguration in " + d.Parent.Ref().String() + " key " + d.ParentPath[len(d.ParentPath)-1]
+			}
+			out = append(out, &checker.Instance{Label: label, Config: d})
+		}
+	}
+	return out
+}
+
+func workloadLabel(d *checker.Document, c *yaml.Node) string {
+	s := d.Ref().String()
+	if _, n := checker.LookupNode(c, checker.Path{"name"}); n != nil {
+		s += ", container " + n.Value
+	}
+	return s
+}
+
+// containerArgv returns the container's command followed by its args.
+func containerArgv(d *checker.Document, c *yaml.Node, cpath checker.Path) []token {
+	var argv []token
+	for _, field := range []string{"command", "args"} {
+		_, seq := checker.LookupNode(c, checker.Path{field})
+		if seq == nil || seq.Kind != yaml.SequenceNode {
+			continue
+		}
+		for i, n := range seq.Content {
+			if n.Kind != yaml.ScalarNode {
+				continue
+			}
+			argv = append(argv, token{text: n.Value, doc: d, node: n, path: cpath.Append(field, i), from: 0, to: len(n.Value), whole: true})
+		}
+	}
+	return argv
+}
+
+func isKubeProxyBinary(s string) bool {
+	b := path.Base(strings.ReplaceAll(s, `\`, "/"))
+	return b == "kube-proxy" || b == "kube-proxy.exe"
+}
+
+// kubeProxyFlags finds the kube-proxy command line of a container: argv whose program is
+// kube-proxy, a shell -c script that runs kube-proxy, or args alone for a kube-proxy image.
+func kubeProxyFlags(d *checker.Document, c *yaml.Node, argv []token) ([]checker.Flag, bool) {
+	for i, t := range argv {
+		if isKubeProxyBinary(t.text) {
+			return parseFlags(argv[i+1:]), true
+		}
+		if i == 0 && shells[path.Base(t.text)] {
+			for j := 1; j < len(argv); j++ {
+				if argv[j].text == "-c" && j+1 < len(argv) {
+					words := shellWords(argv[j+1])
+					for k, w := range words {
+						if isKubeProxyBinary(w.text) {
+							return parseFlags(words[k+1:]), true
+						}
+					}
+					break
+				}
+			}
+		}
+	}
+	_, cmd := checker.LookupNode(c, checker.Path{"command"})
+	_, img := checker.LookupNode(c, checker.Path{"image"})
+	if cmd == nil && img != nil && strings.Contains(imageName(img.Value), "kube-proxy") {
+		return parseFlags(argv), true
+	}
+	return nil, false
+}
+
+// imageName strips registry, tag and digest: "registry.k8s.io/kube-proxy:v1.30.0" -> "kube-proxy".
+func imageName(img string) string {
+	if i := strings.IndexByte(img, '@'); i >= 0 {
+		img = img[:i]
+	}
+	base := path.Base(img)
+	if i := strings.IndexByte(base, ':'); i >= 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+// imageTag returns the tag of an image reference, or "".
+func imageTag(img string) string {
+	if i := strings.IndexByte(img, '@'); i >= 0 {
+		img = img[:i]
+	}
+	base := path.Base(img)
+	if i := strings.IndexByte(base, ':'); i >= 0 {
+		return base[i+1:]
+	}
+	return ""
+}
+
+// shellWords splits a shell script into words of the first command line that matters,
+// keeping each word's byte range. It understands quotes, backslash-newline continuations and
+// stops at command separators.
+func shellWords(t token) []token {
+	s := t.text
+	var words []token
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+			continue
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\n':
+			i += 2
+			continue
+		case c == '\n' || c == ';' || c == '&' || c == '|':
+			// A new command: keep scanning, but a kube-proxy found earlier has its words.
+			for _, w := range words {
+				if isKubeProxyBinary(w.text) {
+					return words
+				}
+			}
+			words = words[:0]
+			i++
+			continue
+		case c == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\n'):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		start := i
+		var b strings.Builder
+		for i < len(s) {
+			c := s[i]
+			if c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' {
+				break
+			}
+			switch c {
+			case '\'':
+				j := strings.IndexByte(s[i+1:], '\'')
+				if j < 0 {
+					b.WriteString(s[i+1:])
+					i = len(s)
+					continue
+				}
+				b.WriteString(s[i+1 : i+1+j])
+				i += j + 2
+			case '"':
+				i++
+				for i < len(s) && s[i] != '"' {
+					if s[i] == '\\' && i+1 < len(s) {
+						i++
+					}
+					b.WriteByte(s[i])
+					i++
+				}
+				i++
+			case '\\':
+				if i+1 < len(s) {
+					b.WriteByte(s[i+1])
+				}
+				i += 2
+			default:
+				b.WriteByte(c)
+				i++
+			}
+		}
+		if i > len(s) {
+			i = len(s)
+		}
+		words = append(words, token{text: b.String(), doc: t.doc, node: t.node, path: t.path, from: t.from + start, to: t.from + i})
+	}
+	return words
+}
+
+// parseFlags parses kube-proxy flags: --name=value, --name value, -v=2.
+func parseFlags(argv []token) []checker.Flag {
+	var flags []checker.Flag
+	for i := 0; i < len(argv); i++ {
+		t := argv[i]
+		if !strings.HasPrefix(t.text, "-") || t.text == "-" || t.text == "--" {
+			continue
+		}
+		name := strings.TrimLeft(t.text, "-")
+		f := checker.Flag{Doc: t.doc, Node: t.node, NodePath: t.path}
+		last := t
+		if k, v, ok := strings.Cut(name, "="); ok {
+			f.Name, f.Value, f.HasValue = k, v, true
+			vf := t.from + strings.IndexByte(t.text, '=') + 1
+			f.ValuePos, f.ValueEnd = t.doc.SubPos(t.node, vf, t.to)
+		} else {
+			f.Name = name
+			if !boolFlags[name] && i+1 < len(argv) && !strings.HasPrefix(argv[i+1].text, "-") {
+				v := argv[i+1]
+				f.Value, f.HasValue = v.text, true
+				f.ValuePos, f.ValueEnd = v.doc.SubPos(v.node, v.from, v.to)
+				last = v
+				i++
+			}
+		}
+		f.Pos, _ = t.doc.SubPos(t.node, t.from, t.to)
+		_, f.End = last.doc.SubPos(last.node, last.from, last.to)
+		if !f.HasValue {
+			f.ValuePos, f.ValueEnd = f.Pos, f.End
+		}
+		f.Remove = removeEdits(t, last)
+		flags = append(flags, f)
+	}
+	return flags
+}
+
+// removeEdits deletes the words first..last: whole sequence items (with their line when
+// the item stands alone on it) or the words inside a script with the blank before them.
+func removeEdits(first, last token) []checker.TextEdit {
+	var edits []checker.TextEdit
+	for _, t := range []token{first, last} {
+		if !t.whole {
+			continue
+		}
+		if len(edits) > 0 && t.node == first.node {
+			break
+		}
+		edits = append(edits, removeSeqItem(t))
+	}
+	if !first.whole {
+		f := first.doc.File
+		m := checker.ScalarOffsets(f, first.node)
+		from, to := first.from, last.to
+		if m == nil || last.node != first.node {
+			return nil
+		}
+		// Take the blanks before the flag so no double space remains.
+		for from > 0 && (first.node.Value[from-1] == ' ' || first.node.Value[from-1] == '\t') {
+			from--
+		}
+		start, end := m[from], m[to]
+		edits = append(edits, checker.TextEdit{Pos: f.PositionAt(start), End: f.PositionAt(end)})
+	}
+	return edits
+}
+
+// removeSeqItem deletes the sequence item holding t: its whole line in block style, the
+// item and a comma in flow style.
+func removeSeqItem(t token) checker.TextEdit {
+	f := t.doc.File
+	n := t.node
+	start := f.Lines.Offset(n.Line, n.Column)
+	end := t.doc.NodeEnd(n).Offset
+	lineStart := f.Lines.LineStart(n.Line)
+	prefix := string(f.Content[lineStart:start])
+	trimmed := strings.TrimSpace(prefix)
+	if trimmed == "-" {
+		// Block item: delete the whole line when nothing else follows.
+		lineEnd := f.Lines.LineStart(n.Line + 1)
+		rest := strings.TrimSpace(string(f.Content[end:lineEnd]))
+		if rest == "" || strings.HasPrefix(rest, "#") {
+			return checker.TextEdit{Pos: f.PositionAt(lineStart), End: f.PositionAt(lineEnd)}
+		}
+	}
+	// Flow item: take the following comma and blanks, or the preceding ones for the last item.
+	j := end
+	for j < len(f.Content) && (f.Content[j] == ' ' || f.Content[j] == '\t') {
+		j++
+	}
+	if j < len(f.Content) && f.Content[j] == ',' {
+		j++
+		for j < len(f.Content) && (f.Content[j] == ' ' || f.Content[j] == '\t') {
+			j++
+		}
+		return checker.TextEdit{Pos: f.PositionAt(start), End: f.PositionAt(j)}
+	}
+	k := start
+	for k > 0 && (f.Content[k-1] == ' ' || f.Content[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && f.Content[k-1] == ',' {
+		k--
+	}
+	return checker.TextEdit{Pos: f.PositionAt(k), End: f.PositionAt(end)}
+}
+
+// resolveConfig follows --config through the container's volumeMounts and the pod's volumes
+// to a ConfigMap key holding a KubeProxyConfiguration in the workspace.
+func resolveConfig(ws *checker.Workspace, in *checker.Instance, spec checker.Path, c *yaml.Node, cpath checker.Path) {
+	cf := in.Flag("config")
+	if cf == nil {
+		return
+	}
+	d := in.Workload
+	p := path.Clean(cf.Value)
+	_, mounts := checker.LookupNode(c, checker.Path{"volumeMounts"})
+	if mounts == nil || mounts.Kind != yaml.SequenceNode {
+		in.ConfigUnresolved = "no volumeMount holds " + cf.Value
+		return
+	}
+	var volName, key string
+	var mountIdx = -1
+	best := -1
+	for i, m := range mounts.Content {
+		mp := path.Clean(strNode(m, "mountPath"))
+		sub := strNode(m, "subPath")
+		var k string
+		switch {
+		case sub != "" && p == mp:
+			k = sub
+		case sub == "" && strings.HasPrefix(p, mp+"/"):
+			k = strings.TrimPrefix(p, mp+"/")
+		case mp == "/" && sub == "":
+			k = strings.TrimPrefix(p, "/")
+		default:
+			continue
+		}
+		if len(mp) > best {
+			best, volName, key, mountIdx = len(mp), strNode(m, "name"), k, i
+		}
+	}
+	if mountIdx < 0 {
+		in.ConfigUnresolved = "no volumeMount holds " + cf.Value
+		return
+	}
+	mountPath := cpath.Append("volumeMounts", mountIdx)
+	addVia(in, d, mountPath, "--config "+cf.Value+" is mounted here")
+	_, vols := d.Lookup(spec.Append("volumes"))
+	if vols == nil || vols.Kind != yaml.SequenceNode {
+		in.ConfigUnresolved = "volume " + volName + " is not defined"
+		return
+	}
+	for i, v := range vols.Content {
+		if strNode(v, "name") != volName {
+			continue
+		}
+		vpath := spec.Append("volumes", i)
+		_, cmNode := checker.LookupNode(v, checker.Path{"configMap"})
+		if cmNode == nil {
+			in.ConfigUnresolved = "volume " + volName + " is not a ConfigMap volume"
+			return
+		}
+		cmName := strNode(cmNode, "name")
+		// items map keys to paths.
+		if _, items := checker.LookupNode(cmNode, checker.Path{"items"}); items != nil && items.Kind == yaml.SequenceNode {
+			found := false
+			for _, it := range items.Content {
+				if path.Clean(strNode(it, "path")) == key {
+					key, found = strNode(it, "key"), true
+					break
+				}
+			}
+			if !found {
+				in.ConfigUnresolved = "volume " + volName + " does not project " + key
+				return
+			}
+		}
+		addVia(in, d, vpath, "volume "+volName+" is ConfigMap "+cmName)
+		cm := findConfigMap(ws, cmName, d.Namespace)
+		if cm == nil {
+			in.ConfigUnresolved = "ConfigMap " + cmName + " is not in the linted files"
+			return
+		}
+		for _, e := range cm.Embedded {
+			if e.ParentPath[len(e.ParentPath)-1] == key && e.Kind == "KubeProxyConfiguration" {
+				in.Config = e
+				pos, end, _ := cm.KeyPos(checker.Path{"data", key})
+				in.ConfigVia = append(in.ConfigVia, checker.Related{Pos: pos, End: end, Message: "ConfigMap " + cmName + " key " + key + " holds the configuration"})
+				return
+			}
+		}
+		in.ConfigUnresolved = "ConfigMap " + cmName + " has no KubeProxyConfiguration under key " + key
+		return
+	}
+	in.ConfigUnresolved = "volume " + volName + " is not defined"
+}
+
+func addVia(in *checker.Instance, d *checker.Document, p checker.Path, msg string) {
+	if pos, end, ok := d.KeyPos(p); ok {
+		in.ConfigVia = append(in.ConfigVia, checker.Related{Pos: pos, End: end, Message: msg})
+	}
+}
+
+func findConfigMap(ws *checker.Workspace, name, ns string) *checker.Document {
+	var cands []*checker.Document
+	for _, d := range ws.Docs {
+		if d.Kind == "ConfigMap" && d.Parent == nil && d.Name == name {
+			cands = append(cands, d)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		// Prefer the same namespace, then an unset one.
+		return rankNS(cands[i].Namespace, ns) < rankNS(cands[j].Namespace, ns)
+	})
+	if len(cands) == 0 {
+		return nil
+	}
+	if rankNS(cands[0].Namespace, ns) > 1 {
+		return nil
+	}
+	return cands[0]
+}
+
+func rankNS(have, want string) int {
+	switch {
+	case have == want:
+		return 0
+	case have == "" || want == "":
+		return 1
+	}
+	return 2
+}
+
+func strNode(n *yaml.Node, key string) string {
+	_, v := checker.LookupNode(n, checker.Path{key})
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.Value
+}

@@ -1,0 +1,196 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+var (
+	manifestRe  = regexp.MustCompile(`(?m)^[ \t\-]*["']?(apiVersion|kind)["']?[ \t]*:`)
+	templateRe  = regexp.MustCompile(`\{\{|\{%|<%|\$\{[A-Za-z_]|@@[A-Za-z_]`)
+	yamlLineRe  = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	kpcMarkerRe = regexp.MustCompile(`KubeProxyConfiguration|ClusterConfiguration`)
+)
+
+// looksLikeManifest reports whether content declares Kubernetes-style apiVersion or kind keys,
+// so that failing to decode it is worth a KP001 finding rather than a notice.
+func looksLikeManifest(content []byte) bool { return manifestRe.Match(content) }
+
+// parseFile decodes a YAML file into documents. Problems are returned, never fatal.
+func parseFile(f *checker.File) []checker.LoadProblem {
+	f.Format = checker.FormatYAML
+	f.Templated = templateRe.Match(f.Content)
+	if bytes.IndexByte(f.Content, 0) >= 0 {
+		return []checker.LoadProblem{{Pos: f.PositionAt(bytes.IndexByte(f.Content, 0)), Message: "binary file skipped", Manifest: false}}
+	}
+	if !utf8.Valid(f.Content) {
+		off := firstInvalidUTF8(f.Content)
+		return []checker.LoadProblem{{Pos: f.PositionAt(off), Message: "file is not valid UTF-8", Manifest: looksLikeManifest(f.Content)}}
+	}
+	docs, probs := decodeStream(f)
+	f.Docs = docs
+	return probs
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return 0
+}
+
+// decodeStream decodes every document of f. After a syntax error it resumes at the next
+// document separator, so one broken document does not hide the others.
+func decodeStream(f *checker.File) ([]*checker.Document, []checker.LoadProblem) {
+	var docs []*checker.Document
+	var probs []checker.LoadProblem
+	startLine := 1
+	index := 0
+	for {
+		var r io.Reader = bytes.NewReader(f.Content)
+		if startLine > 1 {
+			// Keep line numbers by replacing everything before startLine with blank lines.
+			off := f.Lines.LineStart(startLine)
+			r = io.MultiReader(bytes.NewReader(bytes.Repeat([]byte{'\n'}, startLine-1)), bytes.NewReader(f.Content[off:]))
+		}
+		dec := yaml.NewDecoder(r)
+		var failLine int
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				line, msg := yamlErrorLine(err)
+				if line == 0 {
+					line = guessErrorLine(f, msg, startLine)
+				}
+				if line < startLine {
+					line = startLine
+				}
+				if !f.Templated || !templateRe.MatchString(regionText(f, line)) {
+					probs = append(probs, checker.LoadProblem{
+						Pos:      lineFirstChar(f, line),
+						Message:  "invalid YAML: " + msg,
+						Manifest: looksLikeManifest(f.Content) && !f.Templated,
+					})
+				}
+				failLine = line
+				break
+			}
+			if len(n.Content) == 0 {
+				index++
+				continue
+			}
+			d := &checker.Document{File: f, Index: index, Node: n.Content[0]}
+			index++
+			docs = append(docs, d)
+		}
+		if failLine == 0 {
+			break
+		}
+		next := nextSeparator(f, max(failLine, startLine+1))
+		if next == 0 {
+			break
+		}
+		startLine = next
+		index++
+	}
+	return docs, probs
+}
+
+// regionText returns a few lines around line, to see whether a template placeholder is near.
+func regionText(f *checker.File, line int) string {
+	var b strings.Builder
+	for l := max(1, line-2); l <= line+1 && l <= f.Lines.Lines(); l++ {
+		b.WriteString(f.Lines.LineText(l))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func nextSeparator(f *checker.File, from int) int {
+	for l := from; l <= f.Lines.Lines(); l++ {
+		t := f.Lines.LineText(l)
+		if t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "---\t") {
+			return l
+		}
+	}
+	return 0
+}
+
+func yamlErrorLine(err error) (int, string) {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = "yaml: " + te.Errors[0]
+	}
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		if strings.HasPrefix(m[2], "did not find expected") {
+			// yaml.v3 reports these at the 0-based line of the unclosed construct.
+			n++
+		}
+		return n, m[2]
+	}
+	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// lineFirstChar returns the position of the first non-blank character of line.
+func lineFirstChar(f *checker.File, line int) checker.Position {
+	if line < 1 {
+		line = 1
+	}
+	if line > f.Lines.Lines() {
+		line = f.Lines.Lines()
+	}
+	off := f.Lines.LineStart(line)
+	for off < len(f.Content) && (f.Content[off] == ' ' || f.Content[off] == '\t') {
+		off++
+	}
+	return f.PositionAt(off)
+}
+
+// identify fills apiVersion, kind, name and namespace from the document's top level.
+func identify(d *checker.Document) {
+	d.APIVersion = d.Str(checker.Path{"apiVersion"})
+	d.Kind = d.Str(checker.Path{"kind"})
+	d.Name = d.Str(checker.Path{"metadata", "name"})
+	d.Namespace = d.Str(checker.Path{"metadata", "namespace"})
+}
+
+func describe(d *checker.Document) string {
+	if d.Kind == "" {
+		return fmt.Sprintf("document %d", d.Index)
+	}
+	return d.Kind
+}
+
+var anchorRe = regexp.MustCompile(`unknown anchor '([^']*)'`)
+
+// guessErrorLine finds the line of errors that yaml.v3 reports without one.
+func guessErrorLine(f *checker.File, msg string, from int) int {
+	if m := anchorRe.FindStringSubmatch(msg); m != nil {
+		for l := from; l <= f.Lines.Lines(); l++ {
+			if strings.Contains(f.Lines.LineText(l), "*"+m[1]) {
+				return l
+			}
+		}
+	}
+	return from
+}

@@ -1,0 +1,218 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// input is one file to load.
+type input struct {
+	name     string // reported name, slash-separated, relative to the root
+	abs      string // path on disk; empty for stdin
+	content  []byte // preset content (stdin)
+	explicit bool   // named on the command line: always decoded
+}
+
+// skipDirs are never descended into.
+var skipDirs = map[string]bool{".git": true, "vendor": true, "node_modules": true}
+
+var kpcRe = regexp.MustCompile(`kind:\s*["']?KubeProxyConfiguration`)
+
+func looksLikeKPC(b []byte) bool { return kpcRe.Match(b) }
+
+func isYAMLName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// maybeConfigName is a file that could hold a KubeProxyConfiguration under another name.
+func maybeConfigName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".conf", ".cfg", ".config", "":
+		return true
+	}
+	return false
+}
+
+// collect expands the paths into the files to load.
+func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
+	root := opts.Root
+	if root == "" {
+		root = "."
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("resolve root: %w", err)
+	}
+	paths := opts.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var ins []input
+	var probs []checker.LoadProblem
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p == "-" {
+			if opts.Stdin == nil {
+				return nil, nil, "", errors.New("read stdin: no input")
+			}
+			b, err := io.ReadAll(io.LimitReader(opts.Stdin, opts.MaxFileSize+1))
+			if err != nil {
+				return nil, nil, "", fmt.Errorf("read stdin: %w", err)
+			}
+			name := opts.StdinName
+			if name == "" {
+				name = "<stdin>"
+			}
+			if int64(len(b)) > opts.MaxFileSize {
+				probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: name}, Message: fmt.Sprintf("input is larger than %d bytes; skipped", opts.MaxFileSize)})
+				continue
+			}
+			ins = append(ins, input{name: name, content: b, explicit: true})
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("lint %s: %w", p, unwrapPathError(err))
+		}
+		abs, _ := filepath.Abs(p)
+		if !st.IsDir() {
+			if !seen[abs] {
+				seen[abs] = true
+				ins = append(ins, input{name: relName(absRoot, abs), abs: abs, explicit: true})
+			}
+			continue
+		}
+		walked, wp := walkDir(absRoot, abs, seen)
+		ins = append(ins, walked...)
+		probs = append(probs, wp...)
+	}
+	return ins, probs, absRoot, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func relName(root, abs string) string {
+	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(abs)
+}
+
+// walkDir lists candidate files below dir, honouring .gitignore files and skipping symlinks
+// that loop, dangle or leave the tree.
+func walkDir(root, dir string, seen map[string]bool) ([]input, []checker.LoadProblem) {
+	var ins []input
+	var probs []checker.LoadProblem
+	ig := NewIgnorer()
+	realDir, _ := filepath.EvalSymlinks(dir)
+	notice := func(path, msg string) {
+		probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: relName(root, path)}, Message: msg})
+	}
+	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			notice(path, "cannot read: "+unwrapPathError(err).Error())
+			if e != nil && e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() {
+			if path != dir && (skipDirs[e.Name()] || ig.Ignored(rel, true)) {
+				return fs.SkipDir
+			}
+			if b, err := os.ReadFile(filepath.Join(path, ".gitignore")); err == nil {
+				if rel == "." {
+					rel = ""
+				}
+				ig.AddFile(rel, b)
+			}
+			return nil
+		}
+		if ig.Ignored(rel, false) {
+			return nil
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				notice(path, "symlink skipped: "+unwrapPathError(err).Error())
+				return nil
+			}
+			if realDir != "" && !strings.HasPrefix(target, realDir+string(filepath.Separator)) {
+				notice(path, "symlink points outside the linted tree; skipped")
+			}
+			// Links inside the tree are linted at their real path.
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		if !isYAMLName(path) && !maybeConfigName(path) {
+			return nil
+		}
+		if seen[path] {
+			return nil
+		}
+		seen[path] = true
+		ins = append(ins, input{name: relName(root, path), abs: path})
+		return nil
+	})
+	return ins, probs
+}
+
+// readAndParse reads one input and decodes it. It returns a nil file when the file is not
+// one kube-proxy-lint reads.
+func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem) {
+	content := in.content
+	if in.abs != "" {
+		fh, err := os.Open(in.abs)
+		if err != nil {
+			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: "cannot read: " + unwrapPathError(err).Error()}}
+		}
+		defer fh.Close()
+		content, err = io.ReadAll(io.LimitReader(fh, maxSize+1))
+		if err != nil {
+			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: "cannot read: " + unwrapPathError(err).Error()}}
+		}
+		if int64(len(content)) > maxSize {
+			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: fmt.Sprintf("file is larger than %d bytes; skipped (see --max-file-size)", maxSize)}}
+		}
+	}
+	if !in.explicit && !isYAMLName(in.name) && !looksLikeKPC(content) {
+		return nil, nil
+	}
+	if !isYAMLName(in.name) && in.name != "-" && bytes.IndexByte(content, 0) >= 0 {
+		return nil, nil
+	}
+	f := newFile(in.name, content)
+	if in.explicit && !isYAMLName(in.name) && !looksLikeKPC(content) && !looksLikeManifest(content) {
+		// A named file of another kind: nothing to decode yet.
+		f.Format = checker.FormatText
+		return f, nil
+	}
+	probs := parseFile(f)
+	for _, d := range f.Docs {
+		probs = append(probs, decodeDoc(d)...)
+	}
+	return f, probs
+}
