@@ -1,0 +1,24 @@
+package rules
+
+import (
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// reportSetting reports a finding at the source of an effective setting: the config field,
+// the flag, or (for a default) the workload's container or the config's kind line.
+func reportSetting(p *checker.Pass, in *checker.Instance, s checker.Setting, sev checker.Severity, msg string, fixes ...checker.Fix) {
+	switch {
+	case s.Flag != nil:
+		p.ReportFlag(s.Flag, sev, msg, fixes...)
+	case s.Doc != nil:
+		p.ReportValue(s.Doc, s.Path, sev, msg, fixes...)
+	case in.Workload != nil:
+		p.ReportKey(in.Workload, in.Container.Append("name"), sev, msg, fixes...)
+	}
+}
+
+// instanceRelated returns related locations that explain where an instance's configuration
+// comes from.
+func instanceRelated(in *checker.Instance) []checker.Related {
+	return append([]checker.Related(nil), in.ConfigVia...)
+}

@@ -1,0 +1,61 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP102 flags kube-proxies whose effective mode is ipvs.
+var KP102 = &checker.Rule{
+	ID:       "KP102",
+	Name:     "mode-ipvs",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"KubeProxyConfiguration", "DaemonSet", "Pod", "ConfigMap"},
+	Doc: checker.Doc{
+		Title: "kube-proxy runs in the deprecated ipvs mode",
+		Why: `The ipvs proxy mode is deprecated. kube-proxy logs a deprecation warning since 1.35; 1.37 adds
+the ` + "`KubeProxyIPVS`" + ` feature gate; from 1.40 the gate is off by default, so kube-proxy in ipvs mode
+exits at startup unless the gate is set to true; in 1.43 the ipvs code is deleted and no gate brings it
+back.
+
+The finding points at the source that decides the mode: the ` + "`mode:`" + ` field of the
+KubeProxyConfiguration in use, or the ` + "`--proxy-mode`" + ` flag when kube-proxy runs without ` + "`--config`" + `.`,
+		Remediation: `Plan the move to ` + "`nftables`" + ` (Linux 5.13 or newer on every node) or, as an interim,
+` + "`iptables`" + `. Before switching, check what depends on ipvs: ` + "`kube-ipvs0`" + `, ` + "`ipvsadm`" + `,
+` + "`strictARP`" + ` for MetalLB, the ipvs scheduler, NodePorts reached on secondary addresses or on
+` + "`127.0.0.1`" + `. Setting ` + "`KubeProxyIPVS: true`" + ` only defers the break to 1.43.`,
+		Before:       "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
+		After:        "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
+		Since:        "0.1.0",
+		SeverityText: "warning up to target 1.39; error 1.40–1.42 (warning when `KubeProxyIPVS: true` is set); error from 1.43",
+	},
+	Run: runKP102,
+}
+
+func runKP102(p *checker.Pass) error {
+	for _, in := range p.Workspace.Instances {
+		m := in.Mode(p.Target)
+		if m.Value != checker.ModeIPVS {
+			continue
+		}
+		sev := checker.SeverityWarning
+		msg := "kube-proxy mode ipvs is deprecated and stops working in a later release"
+		switch {
+		case p.Target.AtLeast(43):
+			sev = checker.SeverityError
+			msg = fmt.Sprintf("kube-proxy mode ipvs was removed in 1.43; at target %s kube-proxy cannot start", p.Target)
+		case p.Target.AtLeast(40):
+			if g, ok := in.Gate("KubeProxyIPVS"); ok && g.Value && g.Raw == "" {
+				msg = fmt.Sprintf("kube-proxy mode ipvs only starts at target %s because KubeProxyIPVS is true; it is removed in 1.43", p.Target)
+			} else {
+				sev = checker.SeverityError
+				msg = fmt.Sprintf("kube-proxy mode ipvs exits at startup at target %s: the KubeProxyIPVS gate is off by default from 1.40", p.Target)
+			}
+		case p.Target.AtLeast(37):
+			msg = fmt.Sprintf("kube-proxy mode ipvs is deprecated (target %s); from 1.40 kube-proxy exits unless KubeProxyIPVS is true", p.Target)
+		}
+		reportSetting(p, in, m, sev, msg)
+	}
+	return nil
+}
