@@ -27,15 +27,15 @@ type typeKey struct{ group, kind string }
 // knownTypes maps group (apiVersion without version) and kind to a constructor.
 var knownTypes = map[typeKey]func() any{
 	{"kubeproxy.config.k8s.io", "KubeProxyConfiguration"}: func() any { return &kpv1.KubeProxyConfiguration{} },
-	{"", "ConfigMap"}:          func() any { return &corev1.ConfigMap{} },
-	{"", "Pod"}:                func() any { return &corev1.Pod{} },
-	{"", "Service"}:            func() any { return &corev1.Service{} },
-	{"apps", "DaemonSet"}:      func() any { return &appsv1.DaemonSet{} },
-	{"apps", "Deployment"}:     func() any { return &appsv1.Deployment{} },
-	{"apps", "StatefulSet"}:    func() any { return &appsv1.StatefulSet{} },
-	{"apps", "ReplicaSet"}:     func() any { return &appsv1.ReplicaSet{} },
-	{"batch", "Job"}:           func() any { return &batchv1.Job{} },
-	{"batch", "CronJob"}:       func() any { return &batchv1.CronJob{} },
+	{"", "ConfigMap"}:       func() any { return &corev1.ConfigMap{} },
+	{"", "Pod"}:             func() any { return &corev1.Pod{} },
+	{"", "Service"}:         func() any { return &corev1.Service{} },
+	{"apps", "DaemonSet"}:   func() any { return &appsv1.DaemonSet{} },
+	{"apps", "Deployment"}:  func() any { return &appsv1.Deployment{} },
+	{"apps", "StatefulSet"}: func() any { return &appsv1.StatefulSet{} },
+	{"apps", "ReplicaSet"}:  func() any { return &appsv1.ReplicaSet{} },
+	{"batch", "Job"}:        func() any { return &batchv1.Job{} },
+	{"batch", "CronJob"}:    func() any { return &batchv1.CronJob{} },
 }
 
 func groupOf(apiVersion string) string {

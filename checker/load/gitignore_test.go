@@ -18,14 +18,14 @@ type ignoreCheck struct {
 	want  bool
 }
 
-// atRoot is a single .gitignore at the walk root.
-func atRoot(content string) []ignoreFile {
+// ignoreAtRoot is a single .gitignore at the walk root.
+func ignoreAtRoot(content string) []ignoreFile {
 	return []ignoreFile{{"", content}}
 }
 
-// file and dir build checks for a regular file and a directory.
-func file(path string, want bool) ignoreCheck { return ignoreCheck{path, false, want} }
-func dir(path string, want bool) ignoreCheck  { return ignoreCheck{path, true, want} }
+// ignFile and ignDir build checks for a regular file and a directory.
+func ignFile(path string, want bool) ignoreCheck { return ignoreCheck{path, false, want} }
+func ignDir(path string, want bool) ignoreCheck  { return ignoreCheck{path, true, want} }
 
 func TestIgnorerIgnored(t *testing.T) {
 	tests := []struct {
@@ -37,220 +37,220 @@ func TestIgnorerIgnored(t *testing.T) {
 			name:  "no rules",
 			files: nil,
 			checks: []ignoreCheck{
-				file("a.yaml", false), dir("a", false), file("a/b.yaml", false),
+				ignFile("a.yaml", false), ignDir("a", false), ignFile("a/b.yaml", false),
 			},
 		},
 		{
 			name:  "blank lines and comments",
-			files: atRoot("\n# a comment\n\n   \n#foo\nbar\n"),
+			files: ignoreAtRoot("\n# a comment\n\n   \n#foo\nbar\n"),
 			checks: []ignoreCheck{
-				file("bar", true), file("#foo", false), file("# a comment", false),
-				file("foo", false), file("   ", false),
+				ignFile("bar", true), ignFile("#foo", false), ignFile("# a comment", false),
+				ignFile("foo", false), ignFile("   ", false),
 			},
 		},
 		{
 			name:  "comment only at the start of the line",
-			files: atRoot(" #x\n"),
+			files: ignoreAtRoot(" #x\n"),
 			checks: []ignoreCheck{
-				file(" #x", true), file("#x", false),
+				ignFile(" #x", true), ignFile("#x", false),
 			},
 		},
 		{
 			name:  "escaped hash",
-			files: atRoot("\\#foo\n"),
+			files: ignoreAtRoot("\\#foo\n"),
 			checks: []ignoreCheck{
-				file("#foo", true), file("sub/#foo", true), file("\\#foo", false),
+				ignFile("#foo", true), ignFile("sub/#foo", true), ignFile("\\#foo", false),
 			},
 		},
 		{
 			name:  "trailing spaces trimmed unless escaped",
-			files: atRoot("foo   \nbar\\ \nbaz\\  \ntab\t\n"),
+			files: ignoreAtRoot("foo   \nbar\\ \nbaz\\  \ntab\t\n"),
 			checks: []ignoreCheck{
-				file("foo", true), file("foo ", false), file("foo   ", false),
-				file("bar ", true), file("bar", false),
-				file("baz ", true), file("baz", false), file("baz  ", false),
-				file("tab\t", true), file("tab", false),
+				ignFile("foo", true), ignFile("foo ", false), ignFile("foo   ", false),
+				ignFile("bar ", true), ignFile("bar", false),
+				ignFile("baz ", true), ignFile("baz", false), ignFile("baz  ", false),
+				ignFile("tab\t", true), ignFile("tab", false),
 			},
 		},
 		{
 			name:  "negation: last matching pattern wins",
-			files: atRoot("*.log\n!important.log\n"),
+			files: ignoreAtRoot("*.log\n!important.log\n"),
 			checks: []ignoreCheck{
-				file("debug.log", true), file("important.log", false),
-				file("logs/debug.log", true), file("logs/important.log", false),
-				file("notes.txt", false),
+				ignFile("debug.log", true), ignFile("important.log", false),
+				ignFile("logs/debug.log", true), ignFile("logs/important.log", false),
+				ignFile("notes.txt", false),
 			},
 		},
 		{
 			name:  "negation before the pattern it would override has no effect",
-			files: atRoot("!important.log\n*.log\n"),
+			files: ignoreAtRoot("!important.log\n*.log\n"),
 			checks: []ignoreCheck{
-				file("important.log", true), file("debug.log", true),
+				ignFile("important.log", true), ignFile("debug.log", true),
 			},
 		},
 		{
 			name:  "escaped exclamation mark",
-			files: atRoot("\\!important!.txt\n"),
+			files: ignoreAtRoot("\\!important!.txt\n"),
 			checks: []ignoreCheck{
-				file("!important!.txt", true), file("important!.txt", false),
+				ignFile("!important!.txt", true), ignFile("important!.txt", false),
 			},
 		},
 		{
 			name:  "cannot re-include a file below an excluded directory",
-			files: atRoot("build/\n!build/keep.yaml\n!keep2.yaml\n"),
+			files: ignoreAtRoot("build/\n!build/keep.yaml\n!keep2.yaml\n"),
 			checks: []ignoreCheck{
-				dir("build", true), file("build/keep.yaml", true),
-				file("build/keep2.yaml", true), file("build/sub/x.yaml", true),
-				file("keep.yaml", false),
+				ignDir("build", true), ignFile("build/keep.yaml", true),
+				ignFile("build/keep2.yaml", true), ignFile("build/sub/x.yaml", true),
+				ignFile("keep.yaml", false),
 			},
 		},
 		{
-			name: "man page: exclude everything except directory foo/bar",
-			files: atRoot("/*\n!/foo\n/foo/*\n!/foo/bar\n"),
+			name:  "man page: exclude everything except directory foo/bar",
+			files: ignoreAtRoot("/*\n!/foo\n/foo/*\n!/foo/bar\n"),
 			checks: []ignoreCheck{
-				dir("foo", false), dir("foo/bar", false), file("foo/bar/x.yaml", false),
-				file("foo/bar/deep/y.yaml", false), file("foo/baz", true), dir("foo/qux", true),
-				file("foo/qux/z", true), file("top.yaml", true), dir("other", true),
-				file("other/x.yaml", true),
+				ignDir("foo", false), ignDir("foo/bar", false), ignFile("foo/bar/x.yaml", false),
+				ignFile("foo/bar/deep/y.yaml", false), ignFile("foo/baz", true), ignDir("foo/qux", true),
+				ignFile("foo/qux/z", true), ignFile("top.yaml", true), ignDir("other", true),
+				ignFile("other/x.yaml", true),
 			},
 		},
 		{
 			name:  "ignore all files but keep directories",
-			files: atRoot("*\n!*/\n!*.yaml\n"),
+			files: ignoreAtRoot("*\n!*/\n!*.yaml\n"),
 			checks: []ignoreCheck{
-				dir("a", false), file("a", true), file("a/b.txt", true),
-				dir("a/c", false), file("a/c/d.yaml", false), file("e.yaml", false),
+				ignDir("a", false), ignFile("a", true), ignFile("a/b.txt", true),
+				ignDir("a/c", false), ignFile("a/c/d.yaml", false), ignFile("e.yaml", false),
 			},
 		},
 		{
 			name:  "trailing slash matches only directories, at any depth",
-			files: atRoot("frotz/\n"),
+			files: ignoreAtRoot("frotz/\n"),
 			checks: []ignoreCheck{
-				dir("frotz", true), file("frotz", false), dir("a/frotz", true),
-				file("a/frotz", false), file("frotz/x.yaml", true), file("a/frotz/b/x.yaml", true),
-				dir("frotzz", false),
+				ignDir("frotz", true), ignFile("frotz", false), ignDir("a/frotz", true),
+				ignFile("a/frotz", false), ignFile("frotz/x.yaml", true), ignFile("a/frotz/b/x.yaml", true),
+				ignDir("frotzz", false),
 			},
 		},
 		{
 			name:  "man page: doc/frotz/ is anchored, frotz/ is not",
-			files: atRoot("doc/frotz/\n"),
+			files: ignoreAtRoot("doc/frotz/\n"),
 			checks: []ignoreCheck{
-				dir("doc/frotz", true), file("doc/frotz", false), dir("a/doc/frotz", false),
-				file("doc/frotz/x.yaml", true), file("a/doc/frotz/x.yaml", false),
-				dir("doc", false),
+				ignDir("doc/frotz", true), ignFile("doc/frotz", false), ignDir("a/doc/frotz", false),
+				ignFile("doc/frotz/x.yaml", true), ignFile("a/doc/frotz/x.yaml", false),
+				ignDir("doc", false),
 			},
 		},
 		{
 			name:  "leading slash anchors to the .gitignore directory",
-			files: atRoot("/build\n"),
+			files: ignoreAtRoot("/build\n"),
 			checks: []ignoreCheck{
-				dir("build", true), file("build", true), dir("sub/build", false),
-				file("sub/build", false), file("build/x.yaml", true), file("builds", false),
+				ignDir("build", true), ignFile("build", true), ignDir("sub/build", false),
+				ignFile("sub/build", false), ignFile("build/x.yaml", true), ignFile("builds", false),
 			},
 		},
 		{
 			name:  "no slash matches the basename at any depth",
-			files: atRoot("build\n"),
+			files: ignoreAtRoot("build\n"),
 			checks: []ignoreCheck{
-				dir("build", true), file("build", true), dir("sub/build", true),
-				file("a/b/c/build", true), file("a/build/x.yaml", true), file("rebuild", false),
+				ignDir("build", true), ignFile("build", true), ignDir("sub/build", true),
+				ignFile("a/b/c/build", true), ignFile("a/build/x.yaml", true), ignFile("rebuild", false),
 			},
 		},
 		{
 			name:  "slash in the middle anchors",
-			files: atRoot("foo/bar\n"),
+			files: ignoreAtRoot("foo/bar\n"),
 			checks: []ignoreCheck{
-				file("foo/bar", true), dir("foo/bar", true), file("x/foo/bar", false),
-				file("foo/bar/baz", true), file("foo/barx", false), dir("foo", false),
+				ignFile("foo/bar", true), ignDir("foo/bar", true), ignFile("x/foo/bar", false),
+				ignFile("foo/bar/baz", true), ignFile("foo/barx", false), ignDir("foo", false),
 			},
 		},
 		{
 			name:  "man page: hello.*",
-			files: atRoot("hello.*\n"),
+			files: ignoreAtRoot("hello.*\n"),
 			checks: []ignoreCheck{
-				file("hello.c", true), dir("hello.d", true), file("a/b/hello.txt", true),
-				file("hello", false), file("ahello.c", false), file("hello.", true),
+				ignFile("hello.c", true), ignDir("hello.d", true), ignFile("a/b/hello.txt", true),
+				ignFile("hello", false), ignFile("ahello.c", false), ignFile("hello.", true),
 			},
 		},
 		{
 			name:  "man page: foo/* matches one level below foo",
-			files: atRoot("foo/*\n"),
+			files: ignoreAtRoot("foo/*\n"),
 			checks: []ignoreCheck{
-				file("foo/test.json", true), dir("foo/bar", true),
+				ignFile("foo/test.json", true), ignDir("foo/bar", true),
 				// The pattern itself does not match foo/bar/hello.c (see TestIgnorerPatternOnly)
 				// but its parent foo/bar is excluded.
-				file("foo/bar/hello.c", true),
-				dir("foo", false), file("a/foo/test.json", false),
+				ignFile("foo/bar/hello.c", true),
+				ignDir("foo", false), ignFile("a/foo/test.json", false),
 			},
 		},
 		{
 			name:  "star, question mark and brackets do not match a slash",
-			files: atRoot("/a*c\n/d?f\n/g[/]i\n/j[!x]l\n/m[^x]o\n"),
+			files: ignoreAtRoot("/a*c\n/d?f\n/g[/]i\n/j[!x]l\n/m[^x]o\n"),
 			checks: []ignoreCheck{
-				file("abc", true), file("ac", true), file("ab/c", false), dir("ab", false),
-				file("def", true), file("d/f", false), dir("d", false),
-				file("g/i", false), file("gxi", false),
-				file("jkl", true), file("jxl", false), file("j/l", false),
-				file("mno", true), file("mxo", false), file("m/o", false),
+				ignFile("abc", true), ignFile("ac", true), ignFile("ab/c", false), ignDir("ab", false),
+				ignFile("def", true), ignFile("d/f", false), ignDir("d", false),
+				ignFile("g/i", false), ignFile("gxi", false),
+				ignFile("jkl", true), ignFile("jxl", false), ignFile("j/l", false),
+				ignFile("mno", true), ignFile("mxo", false), ignFile("m/o", false),
 			},
 		},
 		{
 			name:  "bracket ranges and classes",
-			files: atRoot("file[0-9].txt\n[!0-9]x\n[]]y\n[[:upper:]]z\nv[a-c[:digit:]]w\n"),
+			files: ignoreAtRoot("file[0-9].txt\n[!0-9]x\n[]]y\n[[:upper:]]z\nv[a-c[:digit:]]w\n"),
 			checks: []ignoreCheck{
-				file("file1.txt", true), file("file9.txt", true), file("filea.txt", false),
-				file("file10.txt", false), file("ax", true), file("1x", false),
-				file("]y", true), file("ay", false), file("Qz", true), file("qz", false),
-				file("vbw", true), file("v7w", true), file("vdw", false),
+				ignFile("file1.txt", true), ignFile("file9.txt", true), ignFile("filea.txt", false),
+				ignFile("file10.txt", false), ignFile("ax", true), ignFile("1x", false),
+				ignFile("]y", true), ignFile("ay", false), ignFile("Qz", true), ignFile("qz", false),
+				ignFile("vbw", true), ignFile("v7w", true), ignFile("vdw", false),
 			},
 		},
 		{
 			name:  "case sensitive",
-			files: atRoot("*.LOG\nReadme\n"),
+			files: ignoreAtRoot("*.LOG\nReadme\n"),
 			checks: []ignoreCheck{
-				file("a.LOG", true), file("a.log", false), file("Readme", true), file("README", false),
+				ignFile("a.LOG", true), ignFile("a.log", false), ignFile("Readme", true), ignFile("README", false),
 			},
 		},
 		{
 			name:  "man page: leading **/",
-			files: atRoot("**/foo\n**/baz/bar\n"),
+			files: ignoreAtRoot("**/foo\n**/baz/bar\n"),
 			checks: []ignoreCheck{
-				file("foo", true), dir("foo", true), file("a/foo", true), dir("a/b/foo", true),
-				file("afoo", false), file("baz/bar", true), file("x/baz/bar", true),
-				dir("x/y/baz/bar", true), file("baz/x/bar", false), file("bar", false),
+				ignFile("foo", true), ignDir("foo", true), ignFile("a/foo", true), ignDir("a/b/foo", true),
+				ignFile("afoo", false), ignFile("baz/bar", true), ignFile("x/baz/bar", true),
+				ignDir("x/y/baz/bar", true), ignFile("baz/x/bar", false), ignFile("bar", false),
 			},
 		},
 		{
 			name:  "man page: trailing /**",
-			files: atRoot("abc/**\n"),
+			files: ignoreAtRoot("abc/**\n"),
 			checks: []ignoreCheck{
-				file("abc/x", true), dir("abc/x", true), file("abc/x/y", true),
-				dir("abc", false), file("abc", false), file("sub/abc/x", false),
+				ignFile("abc/x", true), ignDir("abc/x", true), ignFile("abc/x/y", true),
+				ignDir("abc", false), ignFile("abc", false), ignFile("sub/abc/x", false),
 			},
 		},
 		{
 			name:  "man page: /**/ in the middle",
-			files: atRoot("a/**/b\nfoo/**/bar\n"),
+			files: ignoreAtRoot("a/**/b\nfoo/**/bar\n"),
 			checks: []ignoreCheck{
-				file("a/b", true), file("a/x/b", true), file("a/x/y/b", true),
-				file("a/xb", false), file("x/a/b", false), file("a/b/c", true),
-				file("foo/bar", true), file("foo/x/y/z/bar", true), file("foo/xbar", false),
-				file("foox/bar", false),
+				ignFile("a/b", true), ignFile("a/x/b", true), ignFile("a/x/y/b", true),
+				ignFile("a/xb", false), ignFile("x/a/b", false), ignFile("a/b/c", true),
+				ignFile("foo/bar", true), ignFile("foo/x/y/z/bar", true), ignFile("foo/xbar", false),
+				ignFile("foox/bar", false),
 			},
 		},
 		{
 			name:  "other consecutive asterisks are ordinary stars",
-			files: atRoot("/x**y\nfoo**bar\n"),
+			files: ignoreAtRoot("/x**y\nfoo**bar\n"),
 			checks: []ignoreCheck{
-				file("xy", true), file("xaby", true), file("xa/y", false), dir("xa", false),
-				file("fooXbar", true), file("sub/foobazbar", true), file("foo/bar", false),
+				ignFile("xy", true), ignFile("xaby", true), ignFile("xa/y", false), ignDir("xa", false),
+				ignFile("fooXbar", true), ignFile("sub/foobazbar", true), ignFile("foo/bar", false),
 			},
 		},
 		{
 			name:  "a lone star matches everything",
-			files: atRoot("*\n"),
+			files: ignoreAtRoot("*\n"),
 			checks: []ignoreCheck{
-				file("a", true), dir("a", true), file("a/b/c.yaml", true),
+				ignFile("a", true), ignDir("a", true), ignFile("a/b/c.yaml", true),
 			},
 		},
 		{
@@ -260,9 +260,9 @@ func TestIgnorerIgnored(t *testing.T) {
 				{"sub", "!keep.yaml\n"},
 			},
 			checks: []ignoreCheck{
-				file("keep.yaml", true), file("sub/keep.yaml", false), file("sub/x.yaml", true),
-				file("sub/deep/keep.yaml", false), file("other/keep.yaml", true),
-				file("subother/keep.yaml", true),
+				ignFile("keep.yaml", true), ignFile("sub/keep.yaml", false), ignFile("sub/x.yaml", true),
+				ignFile("sub/deep/keep.yaml", false), ignFile("other/keep.yaml", true),
+				ignFile("subother/keep.yaml", true),
 			},
 		},
 		{
@@ -272,8 +272,8 @@ func TestIgnorerIgnored(t *testing.T) {
 				{"a/b", "notes.txt\n"},
 			},
 			checks: []ignoreCheck{
-				file("notes.txt", false), file("a/notes.txt", false), file("a/b/notes.txt", true),
-				file("a/b/c/notes.txt", true), file("a/b/x.txt", true),
+				ignFile("notes.txt", false), ignFile("a/notes.txt", false), ignFile("a/b/notes.txt", true),
+				ignFile("a/b/c/notes.txt", true), ignFile("a/b/x.txt", true),
 			},
 		},
 		{
@@ -283,8 +283,8 @@ func TestIgnorerIgnored(t *testing.T) {
 				{"sub", "tmp/\n"},
 			},
 			checks: []ignoreCheck{
-				file("sub/a.log", true), dir("sub/tmp", true), dir("tmp", false),
-				file("sub/a.yaml", false),
+				ignFile("sub/a.log", true), ignDir("sub/tmp", true), ignDir("tmp", false),
+				ignFile("sub/a.yaml", false),
 			},
 		},
 		{
@@ -293,8 +293,8 @@ func TestIgnorerIgnored(t *testing.T) {
 				{"sub", "/gen\nx/y\n"},
 			},
 			checks: []ignoreCheck{
-				dir("sub/gen", true), dir("gen", false), dir("sub/a/gen", false),
-				file("sub/x/y", true), file("x/y", false), file("sub/z/x/y", false),
+				ignDir("sub/gen", true), ignDir("gen", false), ignDir("sub/a/gen", false),
+				ignFile("sub/x/y", true), ignFile("x/y", false), ignFile("sub/z/x/y", false),
 			},
 		},
 		{
@@ -303,7 +303,7 @@ func TestIgnorerIgnored(t *testing.T) {
 				{"sub", "sub\n*\n"},
 			},
 			checks: []ignoreCheck{
-				dir("sub", false), file("sub/a", true), dir("sub/sub", true),
+				ignDir("sub", false), ignFile("sub/a", true), ignDir("sub/sub", true),
 			},
 		},
 		{
@@ -313,7 +313,7 @@ func TestIgnorerIgnored(t *testing.T) {
 				{"vendor", "!*\n"},
 			},
 			checks: []ignoreCheck{
-				dir("vendor", true), file("vendor/a.yaml", true),
+				ignDir("vendor", true), ignFile("vendor/a.yaml", true),
 			},
 		},
 		{
@@ -323,36 +323,36 @@ func TestIgnorerIgnored(t *testing.T) {
 				{"", "!keep.log\n"},
 			},
 			checks: []ignoreCheck{
-				file("a.log", true), file("keep.log", false),
+				ignFile("a.log", true), ignFile("keep.log", false),
 			},
 		},
 		{
 			name:  "CRLF line endings",
-			files: atRoot("a.txt\r\nout/\r\n# comment\r\n\r\n!b.txt\r\n*.txt\r\n!c.txt"),
+			files: ignoreAtRoot("a.txt\r\nout/\r\n# comment\r\n\r\n!b.txt\r\n*.txt\r\n!c.txt"),
 			checks: []ignoreCheck{
-				file("a.txt", true), file("a.txt\r", false), dir("out", true), file("out", false),
-				file("b.txt", true), file("c.txt", false), file("\r", false),
+				ignFile("a.txt", true), ignFile("a.txt\r", false), ignDir("out", true), ignFile("out", false),
+				ignFile("b.txt", true), ignFile("c.txt", false), ignFile("\r", false),
 			},
 		},
 		{
 			name:  "UTF-8 BOM and missing final newline",
-			files: atRoot("\xEF\xBB\xBFfirst\nsecond"),
+			files: ignoreAtRoot("\xEF\xBB\xBFfirst\nsecond"),
 			checks: []ignoreCheck{
-				file("first", true), file("\xEF\xBB\xBFfirst", false), file("second", true),
+				ignFile("first", true), ignFile("\xEF\xBB\xBFfirst", false), ignFile("second", true),
 			},
 		},
 		{
 			name:  "UTF-8 BOM before a comment",
-			files: atRoot("\xEF\xBB\xBF# comment\n"),
+			files: ignoreAtRoot("\xEF\xBB\xBF# comment\n"),
 			checks: []ignoreCheck{
-				file("# comment", false), file("\xEF\xBB\xBF# comment", false),
+				ignFile("# comment", false), ignFile("\xEF\xBB\xBF# comment", false),
 			},
 		},
 		{
 			name:  "patterns that match nothing",
-			files: atRoot("!\n/\n!/\nfoo\\\n"),
+			files: ignoreAtRoot("!\n/\n!/\nfoo\\\n"),
 			checks: []ignoreCheck{
-				file("foo", false), file("foo\\", false), dir("a", false), file("!", false),
+				ignFile("foo", false), ignFile("foo\\", false), ignDir("a", false), ignFile("!", false),
 			},
 		},
 		{
@@ -362,9 +362,9 @@ func TestIgnorerIgnored(t *testing.T) {
 				{".", "/y\n"},
 			},
 			checks: []ignoreCheck{
-				file("sub/x", true), file("./sub/x", true), file("sub//x", true),
-				file("y", true), file("./y", true), dir("sub/x/", true),
-				file("", false), dir(".", false),
+				ignFile("sub/x", true), ignFile("./sub/x", true), ignFile("sub//x", true),
+				ignFile("y", true), ignFile("./y", true), ignDir("sub/x/", true),
+				ignFile("", false), ignDir(".", false),
 			},
 		},
 	}
@@ -543,8 +543,8 @@ func TestIgnorerNil(t *testing.T) {
 // TestIgnorerConcurrent checks, under -race, that Ignored may be called from several
 // goroutines once the rules are loaded.
 func TestIgnorerConcurrent(t *testing.T) {
-	ig := benchIgnorer()
-	paths := benchPaths(2000)
+	ig := ignoreBenchIgnorer()
+	paths := ignoreBenchPaths(2000)
 	want := make([]bool, len(paths))
 	for i, p := range paths {
 		want[i] = ig.Ignored(p, false)
@@ -562,9 +562,9 @@ func TestIgnorerConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// benchIgnorer returns an Ignorer with a realistic set of rules: a root .gitignore and two
+// ignoreBenchIgnorer returns an Ignorer with a realistic set of rules: a root .gitignore and two
 // nested ones.
-func benchIgnorer() *Ignorer {
+func ignoreBenchIgnorer() *Ignorer {
 	ig := NewIgnorer()
 	ig.AddFile("", []byte(`# build output
 /bin/
@@ -587,8 +587,8 @@ coverage.*
 	return ig
 }
 
-// benchPaths returns n file paths spread over a tree three to five levels deep.
-func benchPaths(n int) []string {
+// ignoreBenchPaths returns n file paths spread over a tree three to five levels deep.
+func ignoreBenchPaths(n int) []string {
 	exts := []string{".yaml", ".yml", ".json", ".log", ".md", ".yaml.tmp"}
 	paths := make([]string, 0, n)
 	for i := range n {
@@ -602,10 +602,9 @@ func benchPaths(n int) []string {
 }
 
 func BenchmarkIgnored(b *testing.B) {
-	ig := benchIgnorer()
-	paths := benchPaths(20000)
+	ig := ignoreBenchIgnorer()
+	paths := ignoreBenchPaths(20000)
 	b.ReportAllocs()
-	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		ig.Ignored(paths[i%len(paths)], false)
 	}

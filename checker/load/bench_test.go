@@ -1,0 +1,32 @@
+package load_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/corpus"
+)
+
+// BenchmarkLoad loads generated trees of about 1,000 and 20,000 files.
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range []int{1000, 20000} {
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			if _, err := corpus.Generate(dir, n); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				ws, err := load.Load(context.Background(), load.Options{Paths: []string{dir}, Root: dir})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(ws.Instances) == 0 {
+					b.Fatal("no kube-proxy instances found")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,54 @@
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// FuzzBytes checks that no input makes the loader panic or produce positions outside the
+// file. Crashers found by `go test -fuzz FuzzBytes` are kept in testdata/fuzz/FuzzBytes.
+func FuzzBytes(f *testing.F) {
+	seeds, _ := filepath.Glob("../../fixtures/rules/*/*.yaml")
+	more, _ := filepath.Glob("../../fixtures/load/*")
+	for _, s := range append(seeds, more...) {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("\ufeffkind: ConfigMap\ndata:\n  config.conf: |2-\n     kind: KubeProxyConfiguration\r\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ws := Bytes("f.yaml", b, nil)
+		check := func(p checker.Position) {
+			if p.Offset < 0 || p.Offset > len(b) || (p.IsValid() && p.Line > len(b)+1) {
+				t.Fatalf("position out of range: %+v (len %d)", p, len(b))
+			}
+		}
+		for _, p := range ws.Problems {
+			check(p.Pos)
+		}
+		for _, d := range ws.Docs {
+			pos, end := d.KindPos()
+			check(pos)
+			check(end)
+			for _, is := range d.Issues {
+				check(d.NodePos(is.Key))
+			}
+		}
+		for _, in := range ws.Instances {
+			for _, fl := range in.Flags {
+				check(fl.Pos)
+				check(fl.End)
+				if _, err := checker.ApplyEdits(b, fl.Remove); err != nil {
+					t.Fatalf("remove edits of %s: %v", fl.Name, err)
+				}
+			}
+			in.Mode(ws.Target.Version)
+			in.FeatureGates()
+			in.NodePortAddresses()
+		}
+	})
+}
