@@ -292,55 +292,56 @@ func parseFlags(argv []token) []checker.Flag {
 	return flags
 }
 
-// removeEdits deletes the words first..last: whole sequence items (with their line when
-// the item stands alone on it) or the words inside a script with the blank before them.
+// removeEdits deletes the words first..last: whole sequence items (with their lines when
+// the items stand alone on them) or the words inside a script with the blank before them.
 func removeEdits(first, last token) []checker.TextEdit {
-	var edits []checker.TextEdit
-	for _, t := range []token{first, last} {
-		if !t.whole {
-			continue
+	if first.whole {
+		if !last.whole {
+			last = first
 		}
-		if len(edits) > 0 && t.node == first.node {
-			break
-		}
-		edits = append(edits, removeSeqItem(t))
+		return removeSeqItems(first, last)
 	}
-	if !first.whole {
-		f := first.doc.File
-		m := checker.ScalarOffsets(f, first.node)
-		from, to := first.from, last.to
-		if m == nil || last.node != first.node {
-			return nil
-		}
-		// Take the blanks before the flag so no double space remains.
-		for from > 0 && (first.node.Value[from-1] == ' ' || first.node.Value[from-1] == '\t') {
-			from--
-		}
-		start, end := m[from], m[to]
-		edits = append(edits, checker.TextEdit{Pos: f.PositionAt(start), End: f.PositionAt(end)})
+	f := first.doc.File
+	m := checker.ScalarOffsets(f, first.node)
+	from, to := first.from, last.to
+	if m == nil || last.node != first.node || to >= len(m) {
+		return nil
 	}
-	return edits
+	// Take the blanks before the flag so no double space remains.
+	for from > 0 && (first.node.Value[from-1] == ' ' || first.node.Value[from-1] == '\t') {
+		from--
+	}
+	return []checker.TextEdit{{Pos: f.PositionAt(m[from]), End: f.PositionAt(m[to])}}
 }
 
-// removeSeqItem deletes the sequence item holding t: its whole line in block style, the
-// item and a comma in flow style.
-func removeSeqItem(t token) checker.TextEdit {
-	f := t.doc.File
-	n := t.node
-	start := f.Lines.Offset(n.Line, n.Column)
-	end := t.doc.NodeEnd(n).Offset
-	lineStart := f.Lines.LineStart(n.Line)
-	prefix := string(f.Content[lineStart:start])
-	trimmed := strings.TrimSpace(prefix)
-	if trimmed == "-" {
-		// Block item: delete the whole line when nothing else follows.
-		lineEnd := f.Lines.LineStart(n.Line + 1)
-		rest := strings.TrimSpace(string(f.Content[end:lineEnd]))
-		if rest == "" || strings.HasPrefix(rest, "#") {
-			return checker.TextEdit{Pos: f.PositionAt(lineStart), End: f.PositionAt(lineEnd)}
+// removeSeqItems deletes the adjacent sequence items first..last: their lines in block
+// style, the items and one comma in flow style.
+func removeSeqItems(first, last token) []checker.TextEdit {
+	f := first.doc.File
+	start := f.Lines.Offset(first.node.Line, first.node.Column)
+	end := first.doc.NodeEnd(last.node).Offset
+	if trimmed := strings.TrimSpace(string(f.Content[f.Lines.LineStart(first.node.Line):start])); trimmed == "-" {
+		// Block items: delete whole lines when nothing else follows on the last one.
+		var edits []checker.TextEdit
+		for _, t := range []token{first, last} {
+			if len(edits) > 0 && t.node == first.node {
+				break
+			}
+			if t.node.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || strings.Contains(t.node.Value, "\n") {
+				return nil // a multi-line item: no safe line deletion
+			}
+			ls := f.Lines.LineStart(t.node.Line)
+			le := f.Lines.LineStart(t.node.Line + 1)
+			e := first.doc.NodeEnd(t.node).Offset
+			rest := strings.TrimSpace(string(f.Content[min(e, le):le]))
+			if rest != "" && !strings.HasPrefix(rest, "#") {
+				return nil
+			}
+			edits = append(edits, checker.TextEdit{Pos: f.PositionAt(ls), End: f.PositionAt(le)})
 		}
+		return edits
 	}
-	// Flow item: take the following comma and blanks, or the preceding ones for the last item.
+	// Flow items: take the following comma and blanks, or the preceding ones for the last item.
 	j := end
 	for j < len(f.Content) && (f.Content[j] == ' ' || f.Content[j] == '\t') {
 		j++
@@ -350,7 +351,7 @@ func removeSeqItem(t token) checker.TextEdit {
 		for j < len(f.Content) && (f.Content[j] == ' ' || f.Content[j] == '\t') {
 			j++
 		}
-		return checker.TextEdit{Pos: f.PositionAt(start), End: f.PositionAt(j)}
+		return []checker.TextEdit{{Pos: f.PositionAt(start), End: f.PositionAt(j)}}
 	}
 	k := start
 	for k > 0 && (f.Content[k-1] == ' ' || f.Content[k-1] == '\t') {
@@ -359,7 +360,7 @@ func removeSeqItem(t token) checker.TextEdit {
 	if k > 0 && f.Content[k-1] == ',' {
 		k--
 	}
-	return checker.TextEdit{Pos: f.PositionAt(k), End: f.PositionAt(end)}
+	return []checker.TextEdit{{Pos: f.PositionAt(k), End: f.PositionAt(end)}}
 }
 
 // resolveConfig follows --config through the container's volumeMounts and the pod's volumes
