@@ -119,11 +119,17 @@ func (in *Instance) Mode(target Version) Setting {
 			return Setting{Origin: OriginUnknown}
 		}
 		if _, v := in.Config.Lookup(Path{"mode"}); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && v.Tag != "!!null" {
+			if HasPlaceholder(v.Value) {
+				return Setting{Origin: OriginUnknown, Doc: in.Config, Path: Path{"mode"}}
+			}
 			return Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"mode"}}
 		}
 		return Setting{Value: DefaultMode(target, in.Windows), Origin: OriginDefault, Doc: in.Config, Path: Path{"mode"}}
 	}
 	if f := in.Flag("proxy-mode"); f != nil && f.Value != "" {
+		if HasPlaceholder(f.Value) {
+			return Setting{Origin: OriginUnknown, Flag: f}
+		}
 		return Setting{Value: f.Value, Origin: OriginFlag, Flag: f}
 	}
 	return Setting{Value: DefaultMode(target, in.Windows), Origin: OriginDefault}
