@@ -118,8 +118,8 @@ func SortFindings(fs []Finding) {
 	})
 }
 
-// ApplyEdits applies non-overlapping edits to content and returns the result. Edits are
-// applied from the end so earlier offsets stay valid; overlapping edits are an error.
+// ApplyEdits applies non-overlapping edits to content and returns the result. Identical
+// edits are applied once; other overlapping edits are an error.
 func ApplyEdits(content []byte, edits []TextEdit) ([]byte, error) {
 	es := append([]TextEdit(nil), edits...)
 	sort.SliceStable(es, func(i, j int) bool {
@@ -130,7 +130,11 @@ func ApplyEdits(content []byte, edits []TextEdit) ([]byte, error) {
 	})
 	var b strings.Builder
 	last := 0
-	for _, e := range es {
+	for i, e := range es {
+		if i > 0 && e == es[i-1] {
+			// The same edit offered by several findings (one fix covering them all).
+			continue
+		}
 		if e.Pos.Offset < last || e.End.Offset < e.Pos.Offset || e.End.Offset > len(content) {
 			return nil, &EditConflictError{Edit: e}
 		}

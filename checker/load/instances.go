@@ -341,7 +341,15 @@ func removeSeqItems(first, last token) []checker.TextEdit {
 		}
 		return edits
 	}
-	// Flow items: take the following comma and blanks, or the preceding ones for the last item.
+	// Flow items: take the preceding comma and blanks, so that removing neighbours never
+	// overlaps; the first item takes the following ones instead.
+	k := start
+	for k > 0 && (f.Content[k-1] == ' ' || f.Content[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && f.Content[k-1] == ',' {
+		return []checker.TextEdit{{Pos: f.PositionAt(k - 1), End: f.PositionAt(end)}}
+	}
 	j := end
 	for j < len(f.Content) && (f.Content[j] == ' ' || f.Content[j] == '\t') {
 		j++
@@ -351,16 +359,10 @@ func removeSeqItems(first, last token) []checker.TextEdit {
 		for j < len(f.Content) && (f.Content[j] == ' ' || f.Content[j] == '\t') {
 			j++
 		}
-		return []checker.TextEdit{{Pos: f.PositionAt(start), End: f.PositionAt(j)}}
+	} else {
+		j = end
 	}
-	k := start
-	for k > 0 && (f.Content[k-1] == ' ' || f.Content[k-1] == '\t') {
-		k--
-	}
-	if k > 0 && f.Content[k-1] == ',' {
-		k--
-	}
-	return []checker.TextEdit{{Pos: f.PositionAt(k), End: f.PositionAt(end)}}
+	return []checker.TextEdit{{Pos: f.PositionAt(start), End: f.PositionAt(j)}}
 }
 
 // resolveConfig follows --config through the container's volumeMounts and the pod's volumes

@@ -1,0 +1,26 @@
+package engine
+
+import "github.com/kube-proxy-lint/kube-proxy-lint/checker"
+
+// dedupeKey identifies findings that say the same thing at the same place. Two documents that
+// resolve to the same source (a ConfigMap mounted by two DaemonSets) make rules report twice.
+type dedupeKey struct {
+	rule string
+	pos  checker.Position
+	msg  string
+}
+
+// dedupe keeps the first of findings with the same rule, position and message. Findings are
+// in rule order here, so "first" is deterministic.
+func dedupe(st *state) error {
+	seen := make(map[dedupeKey]bool, len(st.out.Findings))
+	st.out.Findings = filter(st.out.Findings, func(f *checker.Finding) bool {
+		k := dedupeKey{f.RuleID, f.Pos, f.Message}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
+	})
+	return nil
+}

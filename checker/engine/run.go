@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// runRules runs every rule on a bounded pool of goroutines. Each rule collects into its own
+// slice and the slices are joined in rule order, so the result does not depend on scheduling.
+func runRules(st *state) error {
+	n := len(st.rules)
+	found := make([][]checker.Finding, n)
+	failed := make([]*Failure, n)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for st.ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				found[i], failed[i] = runRule(st.ws, st.rules[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := st.ctx.Err(); err != nil {
+		return err
+	}
+	for i, r := range st.rules {
+		st.out.Findings = append(st.out.Findings, found[i]...)
+		if f := failed[i]; f != nil {
+			st.out.Failures = append(st.out.Failures, *f)
+			st.out.Findings = append(st.out.Findings, internalFinding(st.ws, r, f.Err))
+		}
+	}
+	st.out.InternalErrors = len(st.out.Failures)
+	return nil
+}
+
+// runRule runs one rule, turning a panic or an error into a Failure. Findings reported before
+// a failure are kept: they are real, and the run exits with an error anyway.
+func runRule(ws *checker.Workspace, r *checker.Rule) (fs []checker.Finding, fail *Failure) {
+	var mu sync.Mutex
+	closed := false
+	pass := checker.NewPass(r, ws, func(f checker.Finding) {
+		// A rule may report from goroutines of its own, even after Run returned; the lock
+		// keeps that race-free and closed drops late reports.
+		mu.Lock()
+		defer mu.Unlock()
+		if !closed {
+			fs = append(fs, f)
+		}
+	})
+	defer func() {
+		v := recover()
+		mu.Lock()
+		closed = true
+		mu.Unlock()
+		if v != nil {
+			fail = &Failure{Rule: r, Err: fmt.Errorf("rule panicked: %v", v), Stack: debug.Stack()}
+		}
+	}()
+	if r.Run == nil {
+		return nil, &Failure{Rule: r, Err: fmt.Errorf("rule failed: no Run function")}
+	}
+	if err := r.Run(pass); err != nil {
+		return fs, &Failure{Rule: r, Err: fmt.Errorf("rule failed: %w", err)}
+	}
+	return fs, nil
+}
+
+// internalFinding reports a broken rule at the start of the workspace's first real file, so
+// that every output format, which needs a location, can show it.
+func internalFinding(ws *checker.Workspace, r *checker.Rule, err error) checker.Finding {
+	f := checker.Finding{
+		RuleID:   r.ID,
+		RuleName: r.Name,
+		Severity: checker.SeverityError,
+		Message:  "internal error: " + err.Error(),
+		Internal: true,
+	}
+	for _, file := range ws.Files {
+		if file.Parent == nil {
+			f.Pos = checker.Position{Filename: file.Path, Line: 1, Column: 1}
+			f.End = f.Pos
+			break
+		}
+	}
+	return f
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
+)
+
+// lintFlags are the flags of the main command.
+type lintFlags struct {
+	formats       []string
+	output        string
+	color         string
+	failOn        string
+	enable        []string
+	disable       []string
+	targetVersion string
+	stdinName     string
+	debug         bool
+	version       bool
+	help          bool
+}
+
+func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(progName, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	fs.StringArrayVarP(&f.formats, "format", "f", nil, "add an output in `FORMAT[=FILE]`, written to FILE when given; repeatable (default text)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the output that names no file to `FILE` instead of stdout")
+	fs.StringVar(&f.color, "color", "auto", "colour terminal output `WHEN`: auto, always or never (auto: stdout is a terminal and NO_COLOR is empty)")
+	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error, warning, info or none")
+	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` by ID or name, comma-separated or repeated; \"all\" enables every rule")
+	fs.StringSliceVar(&f.disable, "disable", nil, "disable `RULES` by ID or name, comma-separated or repeated; \"all\" disables every rule not enabled by name")
+	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check against, e.g. 1.40 or v1.37.2 (default: detected from the repository, else "+checker.DefaultTarget.String()+")")
+	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
+	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
+	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
+	return fs
+}
+
+// usage is the --help text of the main command.
+func usage(fs *pflag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString(`kube-proxy-lint checks kube-proxy configuration in infrastructure repositories: DaemonSets,
+static pods, ConfigMaps, kubeadm configs and KubeProxyConfiguration files.
+
+Usage:
+  kube-proxy-lint [flags] [PATH...]      lint files and directories (default "."; "-" reads stdin)
+  kube-proxy-lint rules [--format F]     list the rules (F: text, json, markdown)
+  kube-proxy-lint explain RULE...        print the documentation of rules, by ID or name
+
+Flags:
+`)
+	b.WriteString(flagUsages(fs))
+	fmt.Fprintf(&b, `
+Outputs:
+  Each --format FORMAT[=FILE] adds one output; repeat it to write several in one run.
+  FORMAT is one of: %s.
+  An output without =FILE goes to --output FILE when given, else to stdout; FILE "-" is
+  stdout. --output takes exactly one output, at most one output may go to stdout, and no
+  two outputs may share a file. Files are replaced atomically and never coloured.
+
+  Examples:
+    kube-proxy-lint deploy/
+    kube-proxy-lint --format sarif --output results.sarif .
+    kube-proxy-lint --format text --format sarif=results.sarif --format json=report.json .
+
+  File names in findings are relative to the Git work tree holding the first PATH (or
+  to that directory outside Git). To lint a directory named "rules" or "explain", write
+  it as ./rules.
+
+Exit codes:
+  0  no finding at or above --fail-on
+  1  findings at or above --fail-on
+  2  usage error, unreadable path, or internal error (a rule that broke)
+`, strings.Join(report.Formats(), ", "))
+	return b.String()
+}
+
+// lintConfig is the validated command line of a lint run.
+type lintConfig struct {
+	paths     []string
+	outputs   []output
+	rules     []*checker.Rule
+	threshold checker.Severity
+	target    *checker.Version
+	color     bool
+	stdinName string
+	debug     bool
+}
+
+func (c *cli) lint(ctx context.Context, args []string) int {
+	var f lintFlags
+	fs := newLintFlagSet(&f)
+	if err := fs.Parse(args); err != nil {
+		return c.fail(&usageError{err: err, help: progName})
+	}
+	switch {
+	case f.help:
+		fmt.Fprint(c.stdout, usage(fs))
+		return exitOK
+	case f.version:
+		fmt.Fprintf(c.stdout, "%s %s\n", progName, versionString())
+		return exitOK
+	}
+	cfg, err := c.configure(&f, fs.Args())
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.runLint(ctx, cfg)
+}
+
+// configure validates the flags before anything is read, so a typo costs no loading time.
+func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
+	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug}
+	if len(cfg.paths) == 0 {
+		cfg.paths = []string{"."}
+	}
+	var err error
+	if cfg.threshold, err = checker.ParseSeverity(f.failOn); err != nil {
+		return nil, usagef(progName, "parse --fail-on: %w", err)
+	}
+	if f.targetVersion != "" {
+		v, err := checker.ParseVersion(f.targetVersion)
+		if err != nil {
+			return nil, usagef(progName, "parse --target-version: %w", err)
+		}
+		cfg.target = &v
+	}
+	switch f.color {
+	case "always":
+		cfg.color = true
+	case "never":
+	case "auto":
+		cfg.color = isTerminal(c.stdout) && os.Getenv("NO_COLOR") == ""
+	default:
+		return nil, usagef(progName, "parse --color: unknown value %q (want auto, always or never)", f.color)
+	}
+	if cfg.outputs, err = parseOutputs(f.formats, f.output, report.Formats()); err != nil {
+		return nil, &usageError{err: err, help: progName}
+	}
+	all := registry()
+	if err := checker.Validate(all); err != nil {
+		return nil, fmt.Errorf("internal error: invalid rule registry: %w", err)
+	}
+	if cfg.rules, err = engine.Select(all, f.enable, f.disable); err != nil {
+		return nil, &usageError{err: err, help: progName}
+	}
+	return cfg, nil
+}
+
+func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
+	formatters := make([]report.Formatter, len(cfg.outputs))
+	for i, o := range cfg.outputs {
+		fm, err := report.New(o.format, report.Options{Color: cfg.color && o.path == ""})
+		if err != nil {
+			return c.fail(&usageError{err: fmt.Errorf("create %s output: %w", o.format, err), help: progName})
+		}
+		formatters[i] = fm
+	}
+	root := sourceRoot(cfg.paths[0])
+	ws, err := safeLoad(ctx, load.Options{
+		Paths:     cfg.paths,
+		Root:      root,
+		Stdin:     c.stdin,
+		StdinName: cfg.stdinName,
+		Target:    cfg.target,
+	})
+	if err != nil {
+		return c.fail(err)
+	}
+	out, err := engine.Run(ctx, ws, cfg.rules)
+	if err != nil {
+		return c.fail(err)
+	}
+	for _, fl := range out.Failures {
+		fmt.Fprintf(c.stderr, "%s: internal error in rule %s (%s): %v\n", progName, fl.Rule.ID, fl.Rule.Name, fl.Err)
+		if cfg.debug && fl.Stack != nil {
+			_, _ = c.stderr.Write(fl.Stack)
+		}
+	}
+	res := &report.Result{
+		Findings:    out.Findings,
+		Rules:       cfg.rules,
+		Target:      ws.Target,
+		Problems:    ws.Problems,
+		ToolVersion: versionString(),
+		SourceRoot:  root,
+		Source:      sourceFunc(ws),
+	}
+	code := exitCode(out, cfg.threshold)
+	for i, o := range cfg.outputs {
+		if err := writeOutput(c.stdout, o.path, func(w io.Writer) error { return formatters[i].Format(w, res) }); err != nil {
+			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
+			code = exitError
+		}
+	}
+	return code
+}
+
+// safeLoad turns a loader panic into an error: bad input must never crash the program.
+func safeLoad(ctx context.Context, opts load.Options) (ws *checker.Workspace, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ws, err = nil, fmt.Errorf("internal error: load files: panic: %v", v)
+		}
+	}()
+	return load.Load(ctx, opts)
+}
+
+// exitCode maps the outcome to the process exit code.
+func exitCode(out *engine.Outcome, threshold checker.Severity) int {
+	code := exitOK
+	for i := range out.Findings {
+		f := &out.Findings[i]
+		if f.Internal {
+			return exitError
+		}
+		if threshold != checker.SeverityNone && f.Severity >= threshold {
+			code = exitFindings
+		}
+	}
+	if out.InternalErrors > 0 {
+		return exitError
+	}
+	return code
+}
+
+// sourceFunc returns the content of the real files of ws by the name findings use.
+func sourceFunc(ws *checker.Workspace) func(string) []byte {
+	files := make(map[string][]byte, len(ws.Files))
+	for _, f := range ws.Files {
+		if f.Parent == nil {
+			files[f.Path] = f.Content
+		}
+	}
+	return func(name string) []byte { return files[name] }
+}

@@ -1,0 +1,101 @@
+// Command kube-proxy-lint checks kube-proxy configuration in infrastructure repositories:
+// DaemonSets, ConfigMaps, kubeadm configs and KubeProxyConfiguration files.
+//
+// Usage:
+//
+//	kube-proxy-lint [flags] [PATH...]
+//	kube-proxy-lint rules [--format text|json|markdown]
+//	kube-proxy-lint explain RULE...
+//
+// Run kube-proxy-lint --help for the flags, output syntax and exit codes.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3"; see versionString.
+var version string
+
+// registry returns the rules the CLI knows; tests replace it with fake rules.
+var registry = rules.All
+
+// Exit codes.
+const (
+	exitOK       = 0 // nothing at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on
+	exitError    = 2 // usage, load or internal error
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole program behind main, minus os.Exit: it parses args, does the work and
+// returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) > 0 {
+		switch args[0] {
+		case "rules":
+			return c.rules(args[1:])
+		case "explain":
+			return c.explain(args[1:])
+		}
+	}
+	return c.lint(ctx, args)
+}
+
+// cli holds the streams of one invocation.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// usageError is an error in the command line; it earns a hint to --help.
+type usageError struct {
+	err  error
+	help string // the command whose --help to suggest
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(help, format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...), help: help}
+}
+
+// fail prints err as the single error line (plus the --help hint for usage errors) and
+// returns the exit code for errors.
+func (c *cli) fail(err error) int {
+	fmt.Fprintf(c.stderr, "%s: %v\n", progName, err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(c.stderr, "Run '%s --help' for usage.\n", ue.help)
+	}
+	return exitError
+}
+
+const progName = "kube-proxy-lint"
+
+// versionString is the -ldflags version, else the module version from the build info
+// (go install …@v1.2.3), else "dev".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

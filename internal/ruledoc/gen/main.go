@@ -1,0 +1,27 @@
+// Command gen writes the rule documentation (docs/rules/<ID>.md and its index) from the
+// registry. Run it through `make docs` from the repository root.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/ruledoc"
+	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
+)
+
+func main() {
+	dir := flag.String("dir", "docs/rules", "directory to write the rule pages to")
+	flag.Parse()
+	all := rules.All()
+	if err := checker.Validate(all); err != nil {
+		fmt.Fprintln(os.Stderr, "gen: invalid rule registry:", err)
+		os.Exit(1)
+	}
+	if err := ruledoc.WriteDocs(*dir, all); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}

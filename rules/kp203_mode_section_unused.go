@@ -1,0 +1,325 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP203 flags values in a mode section that the effective mode does not read.
+var KP203 = &checker.Rule{
+	ID:       "KP203",
+	Name:     "mode-section-unused",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap"},
+	Doc: checker.Doc{
+		Title: "a value is set in a section that the effective proxy mode does not read",
+		Why: `Each proxy mode reads its own section of the KubeProxyConfiguration: nftables takes
+` + "`syncPeriod`" + `, ` + "`minSyncPeriod`" + `, ` + "`masqueradeAll`" + ` and ` + "`masqueradeBit`" + ` from ` + "`nftables:`" + `;
+ipvs takes its sync periods from ` + "`ipvs:`" + ` but ` + "`masqueradeAll`" + ` and ` + "`masqueradeBit`" + ` from
+` + "`iptables:`" + `; iptables reads ` + "`iptables:`" + `. When the mode changes, the old section's values are
+silently dropped and the new mode runs with its defaults: ` + "`iptables.masqueradeAll: true`" + ` stops
+masquerading Service traffic in nftables mode, a tuned sync period falls back to 30s.
+
+The key trap is a configuration without ` + "`mode`" + `: it runs iptables up to 1.39 and nftables from 1.40,
+so at target 1.40 its whole ` + "`iptables:`" + ` section becomes unread.
+
+` + "`iptables.localhostNodePorts`" + ` has no effect outside iptables mode: ipvs never serves loopback
+NodePorts, and nftables serves them only for an explicit ` + "`localhost`" + ` (or ` + "`127.0.0.1/32`" + `,
+` + "`::1/128`" + `) entry in ` + "`nodePortAddresses`" + ` with the ` + "`KubeProxyNFTablesLocalhostNodePorts`" + ` gate on.
+
+A value is reported when it differs from what the mode actually uses: the mode section's own value,
+or its default when that field is unset or zero (sync period 30s, minimum sync period 1s for iptables
+and nftables and 0 for ipvs, masquerade bit 14, masqueradeAll false). When both sections set the field
+to different values, the finding says the mode's own value applies. Values in ` + "`nftables:`" + ` are
+never reported: outside nftables mode they are a migration being prepared. ipvs-only fields
+(scheduler, strictARP, excludeCIDRs, timeouts) are KP202's. Flags are not checked here; KP202 reports
+` + "`--ipvs-*`" + ` flags.`,
+		Remediation: `Carry the values into the section of the mode in use, or delete them if the defaults are
+what you want. The fix adds the field to the mode's section (or fills in its zero value), and creates
+the section with the same indentation as its sibling keys when it is missing, also inside a ConfigMap
+block scalar; it keeps the old values (KP202 deletes dead ipvs values). When the mode's section already
+sets a different value there is no fix: decide which value is right. For
+` + "`iptables.localhostNodePorts`" + ` in nftables mode, list ` + "`localhost`" + ` in ` + "`nodePortAddresses`" + ` if
+loopback NodePorts are needed (see KP303).`,
+		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: nftables
+iptables:
+  masqueradeAll: true
+  syncPeriod: 10s
+`,
+		After: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: nftables
+iptables:
+  masqueradeAll: true
+  syncPeriod: 10s
+nftables:
+  masqueradeAll: true
+  syncPeriod: 10s
+`,
+		Since: "0.1.0",
+	},
+	Run: runKP203,
+}
+
+// sectionFields are the fields that several sections share, in the order they are checked:
+// iptables before ipvs, so that iptables values win when both would be carried.
+var sectionFields = []struct{ section, field string }{
+	{"iptables", "syncPeriod"},
+	{"iptables", "minSyncPeriod"},
+	{"iptables", "masqueradeAll"},
+	{"iptables", "masqueradeBit"},
+	{"iptables", "localhostNodePorts"},
+	{"ipvs", "syncPeriod"},
+	{"ipvs", "minSyncPeriod"},
+}
+
+// readSection returns the section that mode reads field from, or "" when no section does.
+func readSection(mode, field string) string {
+	switch field {
+	case "syncPeriod", "minSyncPeriod":
+		return mode
+	case "masqueradeAll", "masqueradeBit":
+		if mode == checker.ModeNFTables {
+			return "nftables"
+		}
+		return "iptables"
+	case "localhostNodePorts":
+		if mode == checker.ModeIPTables {
+			return "iptables"
+		}
+	}
+	return ""
+}
+
+// sectionValue returns the canonical value of section.field in c, and whether it is set
+// (non-zero; kube-proxy replaces zero values by defaults). Durations are formatted
+// canonically, so that 60s and 1m compare equal.
+func sectionValue(c *kpv1.KubeProxyConfiguration, section, field string) (string, bool) {
+	var syncP, minP time.Duration
+	var all bool
+	var bit *int32
+	switch section {
+	case "iptables":
+		syncP, minP, all, bit = c.IPTables.SyncPeriod.Duration, c.IPTables.MinSyncPeriod.Duration, c.IPTables.MasqueradeAll, c.IPTables.MasqueradeBit
+		if field == "localhostNodePorts" {
+			if p := c.IPTables.LocalhostNodePorts; p != nil {
+				return strconv.FormatBool(*p), true
+			}
+			return "", false
+		}
+	case "ipvs":
+		syncP, minP = c.IPVS.SyncPeriod.Duration, c.IPVS.MinSyncPeriod.Duration
+	case "nftables":
+		syncP, minP, all, bit = c.NFTables.SyncPeriod.Duration, c.NFTables.MinSyncPeriod.Duration, c.NFTables.MasqueradeAll, c.NFTables.MasqueradeBit
+	}
+	switch field {
+	case "syncPeriod":
+		return syncP.String(), syncP != 0
+	case "minSyncPeriod":
+		return minP.String(), minP != 0
+	case "masqueradeAll":
+		return strconv.FormatBool(all), all
+	case "masqueradeBit":
+		if bit != nil {
+			return strconv.Itoa(int(*bit)), true
+		}
+	}
+	return "", false
+}
+
+// sectionDefault returns the value kube-proxy uses for section.field when it is unset.
+func sectionDefault(section, field string) string {
+	switch field {
+	case "syncPeriod":
+		return (30 * time.Second).String()
+	case "minSyncPeriod":
+		if section == "ipvs" {
+			return time.Duration(0).String()
+		}
+		return time.Second.String()
+	case "masqueradeAll":
+		return "false"
+	case "masqueradeBit":
+		return "14"
+	}
+	return ""
+}
+
+func runKP203(p *checker.Pass) error {
+	for _, u := range configsInUse(p) {
+		switch u.mode.Value {
+		case checker.ModeIPTables, checker.ModeIPVS, checker.ModeNFTables:
+			reportUnreadSections(p, u)
+		}
+	}
+	return nil
+}
+
+// carryItem is one finding whose value belongs in another section.
+type carryItem struct {
+	src, dst, field string
+	// text is the value's source text, to copy it unchanged.
+	text string
+	msg  string
+	// line and col place the source value, to keep the order of the source in a new section.
+	line, col int
+}
+
+// reportUnreadSections reports the values of u's configuration that its mode does not read.
+func reportUnreadSections(p *checker.Pass, u configUse) {
+	mode := u.mode.Value
+	reason := modeReason(u.mode, p.Target)
+	var items []carryItem
+	for _, sf := range sectionFields {
+		dst := readSection(mode, sf.field)
+		if dst == sf.section {
+			continue
+		}
+		val, set := sectionValue(u.kpc, sf.section, sf.field)
+		if !set {
+			continue
+		}
+		path := checker.Path{sf.section, sf.field}
+		if !u.doc.Has(path) {
+			continue
+		}
+		shown := u.doc.Str(path)
+		if dst == "" {
+			msg := fmt.Sprintf("%s.%s %s has no effect: %s, and only iptables mode reads it", sf.section, sf.field, shown, reason)
+			if mode == checker.ModeNFTables {
+				msg += "; in nftables mode loopback NodePorts are served only for an explicit localhost entry in nodePortAddresses"
+			} else {
+				msg += "; ipvs mode never serves loopback NodePorts"
+			}
+			p.ReportKey(u.doc, path, checker.SeverityWarning, msg)
+			continue
+		}
+		dval, dset := sectionValue(u.kpc, dst, sf.field)
+		dpath := checker.Path{dst, sf.field}
+		what := "which is unset (default " + sectionDefault(dst, sf.field) + ")"
+		_, dnode := u.doc.Lookup(dpath)
+		switch {
+		case dset:
+			what = "which is " + u.doc.Str(dpath) + " and applies instead"
+		case dnode != nil && dnode.Tag != "!!null" && sf.field == "masqueradeAll":
+			what = "which is false"
+		case dnode != nil && dnode.Tag != "!!null":
+			// A zero value, as kubeadm writes them: kube-proxy applies the default.
+			what = fmt.Sprintf("which is %s, so the default %s applies", u.doc.Str(dpath), sectionDefault(dst, sf.field))
+		}
+		if !dset {
+			dval = sectionDefault(dst, sf.field)
+		}
+		if val == dval {
+			continue
+		}
+		msg := fmt.Sprintf("%s.%s %s is not read: %s, and %s mode reads %s.%s, %s", sf.section, sf.field, shown, reason, mode, dst, sf.field, what)
+		if dset {
+			p.ReportKey(u.doc, path, checker.SeverityWarning, msg)
+			continue
+		}
+		_, v := u.doc.Lookup(path)
+		text, ok := scalarText(u.doc, v)
+		if !ok {
+			p.ReportKey(u.doc, path, checker.SeverityWarning, msg)
+			continue
+		}
+		items = append(items, carryItem{src: sf.section, dst: dst, field: sf.field, text: text, msg: msg, line: v.Line, col: v.Column})
+	}
+	fixes := carryFixes(u.doc, items)
+	for i, it := range items {
+		p.ReportKey(u.doc, checker.Path{it.src, it.field}, checker.SeverityWarning, it.msg, fixes[i]...)
+	}
+}
+
+// carryFixes builds the fix of each carried value: fill in the zero value of the field in its
+// section, add the field to the section, or create the section. A new section holds every value
+// carried into it and goes on the first of its findings: the fixes of all findings are applied
+// together, and two new sections of the same name would be duplicate keys. A field carried from
+// two sections is fixed once, from the first (iptables).
+func carryFixes(d *checker.Document, items []carryItem) [][]checker.Fix {
+	out := make([][]checker.Fix, len(items))
+	done := map[string]bool{}
+	newSection := map[string][]int{}
+	var newOrder []string
+	for i, it := range items {
+		key := it.dst + "." + it.field
+		if done[key] {
+			continue
+		}
+		done[key] = true
+		line := it.field + ": " + it.text
+		msg := fmt.Sprintf("Set %s.%s to %s", it.dst, it.field, it.text)
+		// The field is present with a zero or null value: replace it.
+		if _, v := d.Lookup(checker.Path{it.dst, it.field}); v != nil {
+			if old, ok := scalarText(d, v); ok && old != "" {
+				out[i] = []checker.Fix{{Message: msg, Edits: []checker.TextEdit{{Pos: d.NodePos(v), End: d.NodeEnd(v), NewText: it.text}}}}
+			}
+			continue
+		}
+		k, sec := d.Lookup(checker.Path{it.dst})
+		switch {
+		case sec == nil:
+			if len(newSection[it.dst]) == 0 {
+				newOrder = append(newOrder, it.dst)
+			}
+			newSection[it.dst] = append(newSection[it.dst], i)
+		case sec.Kind == yaml.MappingNode && sec.Style&yaml.FlowStyle == 0 && len(sec.Content) > 0:
+			prefix, ok := linePrefix(d, sec.Content[0])
+			if !ok {
+				continue
+			}
+			if e, ok := insertAfterEdit(d, checker.Path{it.dst}, []string{prefix + line}); ok {
+				out[i] = []checker.Fix{{Message: msg, Edits: []checker.TextEdit{e}}}
+			}
+		case sec.Kind == yaml.ScalarNode && sec.Tag == "!!null" && sec.Value == "":
+			// An empty "nftables:" key.
+			prefix, ok := linePrefix(d, k)
+			if !ok {
+				continue
+			}
+			step := strings.Repeat(" ", childIndent(d, checker.Path{it.src}))
+			if e, ok := insertAfterEdit(d, checker.Path{it.dst}, []string{prefix + step + line}); ok {
+				out[i] = []checker.Fix{{Message: msg, Edits: []checker.TextEdit{e}}}
+			}
+		}
+	}
+	for _, dst := range newOrder {
+		idx := newSection[dst]
+		first := items[idx[0]]
+		fixed := idx[0]
+		// Insert after the section the first value comes from, at its indentation.
+		k, _ := d.Lookup(checker.Path{first.src})
+		prefix, ok := linePrefix(d, k)
+		if !ok {
+			continue
+		}
+		step := strings.Repeat(" ", childIndent(d, checker.Path{first.src}))
+		lines := []string{prefix + dst + ":"}
+		// Keep the order of the source lines.
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, y := items[idx[a]], items[idx[b]]
+			return x.line < y.line || x.line == y.line && x.col < y.col
+		})
+		var fields []string
+		for _, i := range idx {
+			lines = append(lines, prefix+step+items[i].field+": "+items[i].text)
+			fields = append(fields, items[i].field)
+		}
+		if e, ok := insertAfterEdit(d, checker.Path{first.src}, lines); ok {
+			msg := fmt.Sprintf("Add a %s: section with %s", dst, strings.Join(fields, ", "))
+			out[fixed] = []checker.Fix{{Message: msg, Edits: []checker.TextEdit{e}}}
+		}
+	}
+	return out
+}
