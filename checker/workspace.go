@@ -380,18 +380,22 @@ func ScalarOffsets(f *File, n *yaml.Node) []int {
 			}
 			i++
 			j++
+		case c == '\n' || (c == '\r' && i+1 < len(src) && src[i+1] == '\n'):
+			// A line break (LF or CRLF) maps to its first byte.
+			brk := 1
+			if c == '\r' {
+				brk = 2
+			}
+			if v == ' ' || v == '\n' {
+				// Kept or folded into a space.
+				m[j] = i
+				j++
+			}
+			// Otherwise folding removed it.
+			i += brk
+			atLineStart = true
 		case c == '\r':
 			i++
-		case c == '\n' && (v == ' ' || v == '\n'):
-			// Folded line break, or a break in a multi-line flow scalar.
-			m[j] = i
-			i++
-			j++
-			atLineStart = true
-		case c == '\n':
-			// A line break that folding removed.
-			i++
-			atLineStart = true
 		case c == '\\' || c == '\'':
 			// Escape sequence: map the decoded byte to the escape's start.
 			m[j] = i

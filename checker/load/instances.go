@@ -65,10 +65,11 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 		for i, c := range containers.Content {
 			cpath := spec.Append("containers", i)
 			argv := containerArgv(d, c, cpath)
-			flags, ok := kubeProxyFlags(d, c, argv)
+			flags, exe, ok := kubeProxyFlags(c, argv)
 			if !ok {
 				continue
 			}
+			windows := windows || exe
 			in := &checker.Instance{
 				Label:     workloadLabel(d, c),
 				Workload:  d,
@@ -89,7 +90,7 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 			if d.Parent != nil {
 				label = "KubeProxyConfiguration in " + d.Parent.Ref().String() + " key " + d.ParentPath[len(d.ParentPath)-1]
 			}
-			out = append(out, &checker.Instance{Label: label, Config: d})
+			out = append(out, &checker.Instance{Label: label, Config: d, Windows: windowsConfig(d)})
 		}
 	}
 	return out
@@ -127,19 +128,21 @@ func isKubeProxyBinary(s string) bool {
 }
 
 // kubeProxyFlags finds the kube-proxy command line of a container: argv whose program is
-// kube-proxy, a shell -c script that runs kube-proxy, or args alone for a kube-proxy image.
-func kubeProxyFlags(d *checker.Document, c *yaml.Node, argv []token) ([]checker.Flag, bool) {
-	for i, t := range argv {
-		if isKubeProxyBinary(t.text) {
-			return parseFlags(argv[i+1:]), true
+// kube-proxy, a shell -c script with a command that runs kube-proxy, or args alone for a
+// kube-proxy image. It also reports whether the program is the Windows binary.
+func kubeProxyFlags(c *yaml.Node, argv []token) (flags []checker.Flag, windows, ok bool) {
+	if len(argv) > 0 {
+		i := skipPrefixWords(argv)
+		if i < len(argv) && isKubeProxyBinary(argv[i].text) {
+			return parseFlags(argv[i+1:]), strings.HasSuffix(argv[i].text, ".exe"), true
 		}
-		if i == 0 && shells[path.Base(t.text)] {
+		if shells[path.Base(argv[0].text)] {
 			for j := 1; j < len(argv); j++ {
 				if argv[j].text == "-c" && j+1 < len(argv) {
-					words := shellWords(argv[j+1])
-					for k, w := range words {
-						if isKubeProxyBinary(w.text) {
-							return parseFlags(words[k+1:]), true
+					for _, cmd := range shellCommands(argv[j+1]) {
+						k := skipPrefixWords(cmd)
+						if k < len(cmd) && isKubeProxyBinary(cmd[k].text) {
+							return parseFlags(cmd[k+1:]), strings.HasSuffix(cmd[k].text, ".exe"), true
 						}
 					}
 					break
@@ -150,9 +153,34 @@ func kubeProxyFlags(d *checker.Document, c *yaml.Node, argv []token) ([]checker.
 	_, cmd := checker.LookupNode(c, checker.Path{"command"})
 	_, img := checker.LookupNode(c, checker.Path{"image"})
 	if cmd == nil && img != nil && strings.Contains(imageName(img.Value), "kube-proxy") {
-		return parseFlags(argv), true
+		return parseFlags(argv), false, true
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// skipPrefixWords returns the index of the program in a command: it skips exec, env and
+// similar wrappers, and VAR=value assignments.
+func skipPrefixWords(words []token) int {
+	i := 0
+	for i < len(words) {
+		w := words[i].text
+		switch path.Base(w) {
+		case "exec", "env", "nohup", "nice", "sudo", "command", "time", "chroot", "setsid", "tini", "dumb-init":
+			i++
+			continue
+		}
+		if strings.HasPrefix(w, "--") && i > 0 {
+			// An option of a wrapper such as "tini --" or "env -i".
+			i++
+			continue
+		}
+		if k, _, ok := strings.Cut(w, "="); ok && k != "" && !strings.HasPrefix(w, "-") {
+			i++
+			continue
+		}
+		break
+	}
+	return i
 }
 
 // imageName strips registry, tag and digest: "registry.k8s.io/kube-proxy:v1.30.0" -> "kube-proxy".
@@ -179,33 +207,34 @@ func imageTag(img string) string {
 	return ""
 }
 
-// shellWords splits a shell script into words of the first command line that matters,
-// keeping each word's byte range. It understands quotes, backslash-newline continuations and
-// stops at command separators.
-func shellWords(t token) []token {
+// shellCommands splits a shell script into commands and each command into words, keeping
+// each word's byte range. It understands quotes, comments and backslash-newline
+// continuations; newlines, ";", "&" and "|" separate commands.
+func shellCommands(t token) [][]token {
 	s := t.text
+	var cmds [][]token
 	var words []token
+	flush := func() {
+		if len(words) > 0 {
+			cmds = append(cmds, words)
+			words = nil
+		}
+	}
 	i := 0
 	for i < len(s) {
 		c := s[i]
 		switch {
-		case c == ' ' || c == '\t':
+		case c == ' ' || c == '\t' || c == '\r':
 			i++
 			continue
 		case c == '\\' && i+1 < len(s) && s[i+1] == '\n':
 			i += 2
 			continue
-		case c == '\n' || c == ';' || c == '&' || c == '|':
-			// A new command: keep scanning, but a kube-proxy found earlier has its words.
-			for _, w := range words {
-				if isKubeProxyBinary(w.text) {
-					return words
-				}
-			}
-			words = words[:0]
+		case c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')':
+			flush()
 			i++
 			continue
-		case c == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\n'):
+		case c == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\n' || s[i-1] == '\t'):
 			for i < len(s) && s[i] != '\n' {
 				i++
 			}
@@ -215,7 +244,7 @@ func shellWords(t token) []token {
 		var b strings.Builder
 		for i < len(s) {
 			c := s[i]
-			if c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' {
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' || c == '|' {
 				break
 			}
 			switch c {
@@ -239,7 +268,7 @@ func shellWords(t token) []token {
 				}
 				i++
 			case '\\':
-				if i+1 < len(s) {
+				if i+1 < len(s) && s[i+1] != '\n' {
 					b.WriteByte(s[i+1])
 				}
 				i += 2
@@ -253,7 +282,8 @@ func shellWords(t token) []token {
 		}
 		words = append(words, token{text: b.String(), doc: t.doc, node: t.node, path: t.path, from: t.from + start, to: t.from + i})
 	}
-	return words
+	flush()
+	return cmds
 }
 
 // parseFlags parses kube-proxy flags: --name=value, --name value, -v=2.
@@ -498,4 +528,14 @@ func strNode(n *yaml.Node, key string) string {
 		return ""
 	}
 	return v.Value
+}
+
+// windowsConfig reports whether a standalone configuration is evidently for Windows: mode
+// kernelspace or winkernel settings.
+func windowsConfig(d *checker.Document) bool {
+	if d.Str(checker.Path{"mode"}) == checker.ModeKernelspace {
+		return true
+	}
+	_, w := d.Lookup(checker.Path{"winkernel"})
+	return w != nil && w.Kind == yaml.MappingNode && len(w.Content) > 0
 }

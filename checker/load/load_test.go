@@ -247,3 +247,31 @@ spec:
 		t.Errorf("remove: %v %s", err, fixed)
 	}
 }
+
+func TestShellCommandPosition(t *testing.T) {
+	for _, tc := range []struct {
+		script, mode string
+		windows      bool
+	}{
+		{"mkdir -p /var/lib/kube-proxy && exec kube-proxy --proxy-mode=iptables", "iptables", false},
+		{"echo starting kube-proxy; exec kube-proxy --proxy-mode=ipvs", "ipvs", false},
+		{"set -e\\nexport A=1\\nexec env A=2 /usr/local/bin/kube-proxy --proxy-mode ipvs", "ipvs", false},
+		{"C:/k/kube-proxy.exe --proxy-mode=kernelspace", "kernelspace", true},
+	} {
+		src := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: kp\nspec:\n  containers:\n  - name: kp\n    image: busybox\n    command: [\"sh\", \"-c\", \"" + tc.script + "\"]\n"
+		ws := Bytes("p.yaml", []byte(src), nil)
+		if len(ws.Instances) != 1 {
+			t.Errorf("%s: %d instances", tc.script, len(ws.Instances))
+			continue
+		}
+		in := ws.Instances[0]
+		if m := in.Mode(ws.Target.Version); m.Value != tc.mode || in.Windows != tc.windows {
+			t.Errorf("%s: mode %q windows %v", tc.script, m.Value, in.Windows)
+		}
+	}
+	// A path argument that ends in kube-proxy is not the program.
+	src := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: x\n    image: busybox\n    command: [cat, /var/lib/kube-proxy]\n"
+	if ws := Bytes("p.yaml", []byte(src), nil); len(ws.Instances) != 0 {
+		t.Errorf("cat /var/lib/kube-proxy taken for kube-proxy")
+	}
+}

@@ -1,0 +1,151 @@
+package checker
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestLineIndex(t *testing.T) {
+	src := []byte("\ufeffab: ü\r\nx: 1\n\nlast")
+	x := NewLineIndex(src)
+	if x.Lines() != 4 {
+		t.Fatalf("lines = %d", x.Lines())
+	}
+	if got := x.LineText(1); got != "ab: ü" {
+		t.Errorf("line 1 = %q (BOM and CR must not be part of it)", got)
+	}
+	for _, tc := range []struct{ line, col, off int }{
+		{1, 1, 3},  // after the BOM
+		{1, 5, 7},  // ü
+		{1, 6, 9},  // after ü (2 bytes)
+		{2, 1, 11}, // after CRLF
+		{4, 1, 17},
+		{4, 99, 21}, // clamped to the end
+	} {
+		if got := x.Offset(tc.line, tc.col); got != tc.off {
+			t.Errorf("Offset(%d,%d) = %d, want %d", tc.line, tc.col, got, tc.off)
+		}
+		if tc.col < 99 {
+			p := x.Position("f", tc.off)
+			if p.Line != tc.line || p.Column != tc.col {
+				t.Errorf("Position(%d) = %d:%d, want %d:%d", tc.off, p.Line, p.Column, tc.line, tc.col)
+			}
+		}
+	}
+}
+
+func TestApplyEdits(t *testing.T) {
+	src := []byte("0123456789")
+	e := func(a, b int, s string) TextEdit {
+		return TextEdit{Pos: Position{Offset: a}, End: Position{Offset: b}, NewText: s}
+	}
+	got, err := ApplyEdits(src, []TextEdit{e(8, 9, "X"), e(0, 2, ""), e(5, 5, "+"), e(8, 9, "X")})
+	if err != nil || string(got) != "234+567X9" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := ApplyEdits(src, []TextEdit{e(1, 4, ""), e(3, 5, "")}); err == nil {
+		t.Error("overlapping edits accepted")
+	}
+	if _, err := ApplyEdits(src, []TextEdit{e(9, 11, "")}); err == nil {
+		t.Error("out-of-range edit accepted")
+	}
+}
+
+func TestPath(t *testing.T) {
+	p := P("spec", "containers", 0, "args", 2)
+	if p.String() != "spec.containers[0].args[2]" {
+		t.Errorf("String = %s", p)
+	}
+	b, _ := json.Marshal(p)
+	if string(b) != `["spec","containers",0,"args",2]` {
+		t.Errorf("JSON = %s", b)
+	}
+	q := p.Append("x")
+	if len(p) != 5 || q.String() != "spec.containers[0].args[2].x" {
+		t.Errorf("Append changed the receiver or failed: %s %s", p, q)
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	for in, want := range map[string]Version{"1.40": {1, 40}, "v1.37.2": {1, 37}, "1.38.0-beta.0": {1, 38}} {
+		if v, err := ParseVersion(in); err != nil || v != want {
+			t.Errorf("ParseVersion(%q) = %v, %v", in, v, err)
+		}
+	}
+	for _, in := range []string{"", "1", "2.0", "latest", "v1.x"} {
+		if _, err := ParseVersion(in); err == nil {
+			t.Errorf("ParseVersion(%q) accepted", in)
+		}
+	}
+}
+
+func TestScalarOffsets(t *testing.T) {
+	for _, tc := range []struct{ name, src, word string }{
+		{"plain", "k: abc --flag=x def\n", "--flag=x"},
+		{"double quoted", "k: \"abc --flag=x\"\n", "--flag=x"},
+		{"double quoted escape before", "k: \"a\\tb --flag=x\"\n", "--flag=x"},
+		{"single quoted", "k: 'it''s --flag=x'\n", "--flag=x"},
+		{"literal", "k: |\n  line one\n  exec kube-proxy --flag=x\n", "--flag=x"},
+		{"folded", "k: >-\n  line one\n  exec --flag=x\n", "--flag=x"},
+		{"crlf literal", "k: |\r\n  one\r\n  --flag=x\r\n", "--flag=x"},
+		{"multi-line plain", "k: one\n  two --flag=x\n", "--flag=x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(tc.src), &doc); err != nil {
+				t.Fatal(err)
+			}
+			f := &File{Path: "f", Content: []byte(tc.src), Lines: NewLineIndex([]byte(tc.src))}
+			n := doc.Content[0].Content[1]
+			m := ScalarOffsets(f, n)
+			i := strings.Index(n.Value, tc.word)
+			if i < 0 {
+				t.Fatalf("value %q lacks %q", n.Value, tc.word)
+			}
+			got := tc.src[m[i]:m[i+len(tc.word)]]
+			if got != tc.word {
+				t.Errorf("mapped to %q, want %q", got, tc.word)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := func(id, name string) *Rule {
+		return &Rule{ID: id, Name: name, Severity: SeverityWarning, Run: func(*Pass) error { return nil },
+			Doc: Doc{Title: "t", Why: "w", Remediation: "r", Since: "0.1.0"}}
+	}
+	if err := Validate([]*Rule{ok("KP001", "a"), ok("KP002", "b")}); err != nil {
+		t.Errorf("valid rules rejected: %v", err)
+	}
+	bad := map[string][]*Rule{
+		"duplicate ID":   {ok("KP001", "a"), ok("KP001", "b")},
+		"duplicate name": {ok("KP001", "a"), ok("KP002", "a")},
+		"malformed ID":   {ok("kp1", "a")},
+		"malformed name": {ok("KP001", "Mode_IPVS")},
+		"unsorted":       {ok("KP002", "a"), ok("KP001", "b")},
+		"empty doc":      {{ID: "KP001", Name: "a", Severity: SeverityInfo, Run: func(*Pass) error { return nil }}},
+	}
+	for name, rs := range bad {
+		if err := Validate(rs); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestFingerprintIgnoresPosition(t *testing.T) {
+	a := Finding{RuleID: "KP102", Pos: Position{Filename: "a.yaml", Line: 3}, Path: P("mode"), Object: &ObjectRef{Kind: "ConfigMap", Name: "kube-proxy"}}
+	b := a
+	b.Pos.Line = 30
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Error("fingerprint depends on the line")
+	}
+	c := a
+	c.Path = P("ipvs", "scheduler")
+	if a.Fingerprint() == c.Fingerprint() {
+		t.Error("fingerprint ignores the field path")
+	}
+}

@@ -1,0 +1,89 @@
+// Package report turns findings into output. Every format sits behind one Formatter interface
+// and reads one Result, so the command line picks a format by name (New, Formats) and nothing
+// else changes. Output is deterministic: the same Result gives the same bytes, so outputs can
+// be diffed, cached and kept as goldens (fixtures/report).
+//
+// # Text
+//
+// For people, in the style of compilers:
+//
+//	deploy/kube-proxy.yaml:14:11: error: mode ipvs … (KP102 mode-ipvs)
+//	    mode: ipvs
+//	          ^~~~
+//	  deploy/daemonset.yaml:30:13: note: this DaemonSet mounts the ConfigMap
+//	  fix: set mode to nftables
+//
+//	3 findings (1 error, 2 warnings) · target 1.40 (from kube-proxy image tag in x.yaml:12)
+//
+// In detail:
+//
+//   - The first line is "path:line:col: severity: message (ID name)", which editors and CI log
+//     matchers understand. Without a line it is "path: …"; without a file, "severity: …".
+//   - The offending line follows, indented four spaces, with "^" under the first column of the
+//     span and "~" under the rest of it on that line; a span that goes on to later lines is
+//     underlined to the end of its first line. The line is shown only when Result.Source knows
+//     the file. Columns count code points; tabs are expanded to 8-column stops, East Asian wide
+//     characters take two cells and combining marks none, so the caret sits under the right
+//     character in a terminal. Lines wider than 120 cells are cut around the span with "…".
+//   - Control characters in file content, paths and messages are shown as U+FFFD, so a linted
+//     file can never send escape sequences to the terminal.
+//   - Related locations follow as "  path:line:col: note: message"; each fix's description as
+//     "  fix: message".
+//   - After the findings come one blank line and a summary: the count by severity and the
+//     target version with where it came from.
+//   - A clean run prints nothing at all (quiet when clean): no summary, no load notices. Load
+//     notices (Result.Problems) are never printed by this format; the JSON and SARIF formats
+//     carry them, and the command line may show them on stderr.
+//   - ANSI colours only when Options.Color.
+//
+// # JSON
+//
+// One document, indented two spaces, for scripts:
+//
+//	{
+//	  "version": 1,
+//	  "tool": {"name": "kube-proxy-lint", "version": "…"},
+//	  "target": {"version": "1.40", "source": "…", "pos": {…}},
+//	  "rules": [{"id", "name", "severity", "title", "url"}, …],
+//	  "findings": [{…the fields of checker.Finding…, "fingerprint": "…"}, …],
+//	  "problems": [{"pos": {…}, "message": "…", "manifest": false}, …]
+//	}
+//
+// "version" (JSONVersion) changes only when a field is removed or changes meaning; fields may be
+// added within a version. rules, findings and problems are always arrays, [] when empty, never
+// null. A position is {"file", "offset", "line", "column"}: 1-based line and code-point column,
+// 0-based byte offset, as in checker.Position. A field path is an array of keys and integer
+// indices. "fingerprint" is checker.Finding.Fingerprint.
+//
+// # SARIF
+//
+// A SARIF 2.1.0 log with one run, valid against the OASIS schema, for GitHub code scanning and
+// other SARIF consumers:
+//
+//   - Artifact URIs are relative to Result.SourceRoot, with forward slashes, percent-encoded,
+//     with uriBaseId "%SRCROOT%"; run.originalUriBaseIds maps it to the root's file:// URI. A
+//     path outside the root becomes an absolute file:// URI without a base.
+//   - Regions use 1-based lines and code-point columns (run.columnKind "unicodeCodePoints");
+//     endColumn is exclusive, as SARIF defines it. A finding without a line has no region.
+//     (GitHub shows only results that have a location, so a finding without a file is in the
+//     log but not on GitHub.)
+//   - tool.driver.rules lists the rules that ran, with shortDescription (Doc.Title),
+//     fullDescription (first paragraph of Doc.Why), help as text and Markdown (why,
+//     remediation, before/after example, link), helpUri, the default level and tags; then a
+//     bare descriptor for any rule that reported without being listed, so every result has a
+//     valid ruleIndex.
+//   - Levels: error → "error", warning → "warning", info → "note". Rules also carry GitHub's
+//     "problem.severity" (info → "recommendation"); no "precision" and no
+//     "security-severity", since these are configuration-correctness checks, not scored
+//     vulnerabilities.
+//   - partialFingerprints holds "primaryLocationLineHash" (GitHub's own algorithm, LineHashes)
+//     when the file's content is known, and "kubeProxyLint/v1" (FingerprintKey),
+//     checker.Finding.Fingerprint, which survives edits that move the finding.
+//   - Fixes carry each edit as a replacement whose deletedRegion is given by line and column
+//     (byte offset and length when no line is known); an empty insertedContent is omitted.
+//   - Load notices (Result.Problems) and findings that report a broken rule (Internal) are
+//     toolExecutionNotifications of one invocation, present only when there are any, so that
+//     a crashing rule never shows up as an alert in a repository.
+//   - Empty arrays and empty fields are omitted (no "index": -1 either), except run.results,
+//     which SARIF requires, even empty, in a log that reports a real scan.
+package report

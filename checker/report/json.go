@@ -1,0 +1,100 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// JSONVersion is the version of the JSON envelope. It changes only when a field is removed or
+// changes meaning; new fields may appear within a version.
+const JSONVersion = 1
+
+// jsonFormatter writes the "json" format described in the package documentation.
+type jsonFormatter struct{}
+
+type jsonEnvelope struct {
+	Version  int           `json:"version"`
+	Tool     jsonTool      `json:"tool"`
+	Target   jsonTarget    `json:"target"`
+	Rules    []jsonRule    `json:"rules"`
+	Findings []jsonFinding `json:"findings"`
+	Problems []jsonProblem `json:"problems"`
+}
+
+type jsonTool struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+type jsonTarget struct {
+	Version string            `json:"version"`
+	Source  string            `json:"source,omitempty"`
+	Pos     *checker.Position `json:"pos,omitempty"`
+}
+
+type jsonRule struct {
+	ID       string           `json:"id"`
+	Name     string           `json:"name"`
+	Severity checker.Severity `json:"severity"`
+	Title    string           `json:"title,omitempty"`
+	URL      string           `json:"url"`
+}
+
+type jsonFinding struct {
+	checker.Finding
+	Fingerprint string `json:"fingerprint"`
+}
+
+type jsonProblem struct {
+	Pos      checker.Position `json:"pos"`
+	Message  string           `json:"message"`
+	Manifest bool             `json:"manifest"`
+}
+
+// Format writes the envelope.
+func (jsonFormatter) Format(w io.Writer, r *Result) error {
+	env := jsonEnvelope{
+		Version:  JSONVersion,
+		Tool:     jsonTool{Name: ToolName, Version: r.ToolVersion},
+		Target:   jsonTarget{Version: r.Target.Version.String(), Source: r.Target.Source, Pos: r.Target.Pos},
+		Rules:    make([]jsonRule, 0, len(r.Rules)),
+		Findings: make([]jsonFinding, 0, len(r.Findings)),
+		Problems: make([]jsonProblem, 0, len(r.Problems)),
+	}
+	for _, rule := range r.Rules {
+		if rule == nil {
+			continue
+		}
+		env.Rules = append(env.Rules, jsonRule{
+			ID: rule.ID, Name: rule.Name, Severity: rule.Severity, Title: rule.Doc.Title, URL: rule.URL(),
+		})
+	}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		env.Findings = append(env.Findings, jsonFinding{Finding: *f, Fingerprint: f.Fingerprint()})
+	}
+	for _, p := range r.Problems {
+		env.Problems = append(env.Problems, jsonProblem{Pos: p.Pos, Message: p.Message, Manifest: p.Manifest})
+	}
+	return writeJSON(w, env)
+}
+
+// writeJSON encodes v indented by two spaces, without HTML escaping, with a final newline,
+// and writes it in one call so a failed encoding writes nothing.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// ToolName is the name every format reports as the producing tool.
+const ToolName = "kube-proxy-lint"
+
+// InformationURI is the project's home page, named in SARIF's tool.driver.informationUri.
+const InformationURI = "https://github.com/kube-proxy-lint/kube-proxy-lint"
+
+// Result is everything a formatter may show about one run.
+type Result struct {
+	// Findings are the findings to report, already processed and sorted.
+	Findings []checker.Finding
+	// Rules are the rules that ran (enabled), sorted by ID.
+	Rules []*checker.Rule
+	// Target is the Kubernetes version the rules evaluated against and where it came from.
+	Target checker.Target
+	// Problems are load notices (files skipped and the like); informational.
+	Problems []checker.LoadProblem
+	// ToolVersion is the kube-proxy-lint version; empty when unknown.
+	ToolVersion string
+	// SourceRoot is the absolute directory that Finding.Pos.Filename paths are relative to (repo
+	// root: the Git work tree containing the linted path, else the linted directory). SARIF URIs
+	// are relative to it with uriBaseId %SRCROOT%.
+	SourceRoot string
+	// Source returns the content of a file by its Filename (nil if unknown); used for the text
+	// format's source line and for SARIF primaryLocationLineHash.
+	Source func(filename string) []byte
+}
+
+// Formatter writes a Result in one output format.
+type Formatter interface {
+	Format(w io.Writer, r *Result) error
+}
+
+// Options tune formatters. Formats that cannot use an option ignore it.
+type Options struct {
+	// Color enables ANSI colours in the text format. The caller decides (terminal, NO_COLOR,
+	// --color); formatters never look at the environment.
+	Color bool
+}
+
+// constructors maps format names to formatter constructors.
+var constructors = map[string]func(Options) Formatter{
+	"text":  func(o Options) Formatter { return &textFormatter{color: o.Color} },
+	"json":  func(Options) Formatter { return jsonFormatter{} },
+	"sarif": func(Options) Formatter { return sarifFormatter{} },
+}
+
+// formatOrder is the order Formats lists names in: the default first.
+var formatOrder = []string{"text", "json", "sarif"}
+
+// Formats returns the names New accepts, the default ("text") first.
+func Formats() []string { return append([]string(nil), formatOrder...) }
+
+// New returns the formatter for format, one of Formats (case-insensitive).
+func New(format string, opts Options) (Formatter, error) {
+	c, ok := constructors[strings.ToLower(strings.TrimSpace(format))]
+	if !ok {
+		return nil, fmt.Errorf("unknown output format %q (valid: %s)", format, strings.Join(formatOrder, ", "))
+	}
+	return c(opts), nil
+}
+
+// sources caches per-file content and line indexes, so a file is fetched once per Format call.
+type sources struct {
+	get   func(string) []byte
+	files map[string]*sourceFile
+}
+
+type sourceFile struct {
+	content []byte
+	index   *checker.LineIndex
+	hashes  []string // primaryLocationLineHash per line, computed lazily
+}
+
+func newSources(get func(string) []byte) *sources {
+	return &sources{get: get, files: map[string]*sourceFile{}}
+}
+
+// file returns the file's content and index, or nil when Source does not know it.
+func (s *sources) file(name string) *sourceFile {
+	if s == nil || s.get == nil || name == "" {
+		return nil
+	}
+	if f, ok := s.files[name]; ok {
+		return f
+	}
+	var f *sourceFile
+	if content := s.get(name); content != nil {
+		f = &sourceFile{content: content, index: checker.NewLineIndex(content)}
+	}
+	s.files[name] = f
+	return f
+}
+
+// lineHash returns GitHub's primaryLocationLineHash for a 1-based line, or "" when unknown.
+func (s *sources) lineHash(name string, line int) string {
+	f := s.file(name)
+	if f == nil || line < 1 {
+		return ""
+	}
+	if f.hashes == nil {
+		f.hashes = LineHashes(f.content)
+	}
+	if line > len(f.hashes) {
+		return ""
+	}
+	return f.hashes[line-1]
+}
+
+// span returns a finding's end clamped to its start: same file, not before it.
+func span(pos, end checker.Position) checker.Position {
+	if !end.IsValid() || end.Filename != pos.Filename || end.Line < pos.Line ||
+		(end.Line == pos.Line && end.Column < pos.Column) {
+		return pos
+	}
+	return end
+}
+
+// ruleTable indexes the rules that ran, adding a minimal entry for any rule ID that appears in
+// findings but not in Rules, so that every finding has rule metadata to point at.
+type ruleTable struct {
+	rules []*checker.Rule
+	index map[string]int
+}
+
+func newRuleTable(r *Result) *ruleTable {
+	t := &ruleTable{index: map[string]int{}}
+	for _, rule := range r.Rules {
+		if rule == nil {
+			continue
+		}
+		if _, dup := t.index[rule.ID]; dup {
+			continue
+		}
+		t.index[rule.ID] = len(t.rules)
+		t.rules = append(t.rules, rule)
+	}
+	var extra []*checker.Rule
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if _, ok := t.index[f.RuleID]; ok || seen[f.RuleID] || f.RuleID == "" {
+			continue
+		}
+		seen[f.RuleID] = true
+		// No Doc and no default severity: nothing is known about the rule but its names.
+		extra = append(extra, &checker.Rule{ID: f.RuleID, Name: f.RuleName})
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i].ID < extra[j].ID })
+	for _, rule := range extra {
+		t.index[rule.ID] = len(t.rules)
+		t.rules = append(t.rules, rule)
+	}
+	return t
+}
+
+// targetSource describes where the target version came from, for people.
+func targetSource(t checker.Target) string {
+	switch t.Source {
+	case "":
+		return ""
+	case "flag":
+		return "from --target-version"
+	case "default":
+		return "default"
+	default:
+		return "from " + t.Source
+	}
+}

@@ -1,0 +1,227 @@
+package rules
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP101 flags kube-proxies whose mode comes from the default, which changes in 1.40.
+var KP101 = &checker.Rule{
+	ID:       "KP101",
+	Name:     "mode-unset",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
+	Doc: checker.Doc{
+		Title: "kube-proxy mode is left to the default, which changes in 1.40",
+		Why: `When ` + "`mode`" + ` is unset or empty, kube-proxy picks the default: ` + "`iptables`" + ` on Linux
+through 1.39. From 1.40 the default becomes ` + "`nftables`" + ` (KEP-5343), so the same manifest
+silently moves the cluster to another data plane on upgrade: NodePorts are then accepted only on the
+node's primary addresses, loopback NodePorts stop working, the ` + "`KUBE-*`" + ` iptables chains and the
+iptables-only metrics disappear, and nodes need Linux 5.13 or newer. Since 1.37 kube-proxy logs an
+error and emits a ` + "`KubeProxyDefaultMode`" + ` event when the mode is unset.
+
+The rule looks at the effective configuration of each kube-proxy:
+
+- a ` + "`KubeProxyConfiguration`" + ` (a file, a ConfigMap key such as ` + "`config.conf`" + `, a kubeadm
+  document) with no ` + "`mode`" + `, or with ` + "`mode: \"\"`" + ` or ` + "`mode: null`" + `. The finding points
+  at the ` + "`kind:`" + ` line when the field is absent (also inside a ConfigMap block scalar), or at the
+  empty value;
+- a kube-proxy command line (DaemonSet, Pod, static Pod) with neither ` + "`--config`" + ` nor
+  ` + "`--proxy-mode`" + `. There is no flag to point at, so the finding points at the kube-proxy program: the
+  ` + "`command`" + `/` + "`args`" + ` item naming the binary, the ` + "`kube-proxy`" + ` word inside a ` + "`sh -c`" + `
+  script, the ` + "`args`" + ` key when the container runs a kube-proxy image without a command, or else the
+  container's name. That is where the missing flag has to be added.
+
+Not reported: Windows kube-proxies (their only mode, ` + "`kernelspace`" + `, is also the default and does
+not change), recognised by a ` + "`kubernetes.io/os: windows`" + ` nodeSelector, a ` + "`kube-proxy.exe`" + ` command line,
+or, for a configuration no workload in the repository uses, a non-empty ` + "`winkernel:`" + ` section; a ` + "`--config`" + ` path that cannot be resolved to a file in the repository (the mode is
+unknown, not defaulted); containers that only run ` + "`kube-proxy --cleanup`" + `, ` + "`--version`" + `, ` + "`--help`" + ` or
+` + "`--write-config-to`" + `. A ` + "`--proxy-mode`" + ` flag passed together with ` + "`--config`" + ` is ignored by kube-proxy, so it
+does not count as setting the mode (KP106 and KP201 report it). Installer configurations (kind, kops,
+kubespray, k3s, Talos, ...) are not checked by this rule yet.`,
+		Remediation: `Pin the mode explicitly. The first fix writes ` + "`mode: iptables`" + `, the mode the cluster runs
+today, so an upgrade to 1.40 changes nothing; switch to ` + "`nftables`" + ` later as a deliberate, tested
+change. The second fix writes ` + "`mode: nftables`" + ` directly; use it when the nodes run Linux 5.13 or newer
+and nothing depends on iptables behaviour (or when the cluster already runs 1.40 or newer with the
+new default).
+
+For a ` + "`KubeProxyConfiguration`" + ` the fix inserts a ` + "`mode:`" + ` line right after the ` + "`kind:`" + ` line, with
+the indentation of that line (inside a ConfigMap block scalar too), or fills in the empty value. For a
+command line without ` + "`--config`" + ` it adds ` + "`--proxy-mode=iptables`" + ` as a new sequence item after the
+kube-proxy program item, in the sequence's own style (block or flow, quoted like its neighbour). No fix
+is offered inside ` + "`sh -c`" + ` scripts (quoting and line continuations make a safe edit guesswork) or for
+flow-style and JSON configurations: add the flag or field by hand.`,
+		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clusterCIDR: 10.244.0.0/16
+`,
+		After: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: iptables
+clusterCIDR: 10.244.0.0/16
+`,
+		Since:        "0.1.0",
+		SeverityText: "warning up to target 1.39; error from target 1.40 on Linux, where the default switches the data plane from iptables to nftables",
+	},
+	Run: runKP101,
+}
+
+// Fix messages of KP101; the first fix is the default.
+const (
+	kp101FixIPTables = "Pin mode to iptables, the default through 1.39 (keeps today's data plane)"
+	kp101FixNFTables = "Set mode to nftables, the default from 1.40"
+	kp101FlagIPT     = "Add --proxy-mode=iptables, the default through 1.39 (keeps today's data plane)"
+	kp101FlagNFT     = "Add --proxy-mode=nftables, the default from 1.40"
+)
+
+// kp101NoProxyFlags make kube-proxy do something else than proxying and exit.
+var kp101NoProxyFlags = []string{"cleanup", "version", "help", "h", "write-config-to"}
+
+func runKP101(p *checker.Pass) error {
+	seen := findingKeys{}
+	sev := checker.SeverityWarning
+	if p.Target.AtLeast(40) {
+		sev = checker.SeverityError
+	}
+	for _, in := range p.Workspace.Instances {
+		if runsOnWindows(in) {
+			continue
+		}
+		m := in.Mode(p.Target)
+		if m.Origin != checker.OriginDefault || kp101NotProxying(in) {
+			continue
+		}
+		var f checker.Finding
+		var ok bool
+		if m.Doc != nil {
+			f, ok = kp101Config(p, m.Doc)
+		} else {
+			f, ok = kp101CommandLine(p, in)
+		}
+		if !ok || !seen.first(f.Pos, f.Message) {
+			continue
+		}
+		f.Severity = sev
+		f.Related = instanceRelated(in)
+		p.Report(f)
+	}
+	return nil
+}
+
+func kp101NotProxying(in *checker.Instance) bool {
+	if in.Workload == nil {
+		return false
+	}
+	for _, name := range kp101NoProxyFlags {
+		if fl := in.Flag(name); fl != nil && fl.Value != "false" {
+			return true
+		}
+	}
+	return false
+}
+
+// kp101Default says (after a subject) which default kube-proxy uses at the target and what changes.
+func kp101Default(t checker.Version) string {
+	if t.AtLeast(40) {
+		return fmt.Sprintf("runs the default nftables at target %s instead of iptables (the default through 1.39): the data plane changes", t)
+	}
+	return fmt.Sprintf("runs the default iptables at target %s; the default becomes nftables in 1.40", t)
+}
+
+// kp101Config reports a KubeProxyConfiguration without a mode.
+func kp101Config(p *checker.Pass, doc *checker.Document) (checker.Finding, bool) {
+	mp := checker.Path{"mode"}
+	k, v := doc.Lookup(mp)
+	var pos, end checker.Position
+	var what string
+	switch {
+	case k == nil || v == nil:
+		pos, end = doc.KindPos()
+		what = "mode is not set"
+	case v.Kind != yaml.ScalarNode:
+		// A mapping or sequence is a type error: KP001 reports the file.
+		return checker.Finding{}, false
+	case v.Value == "" && v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0:
+		// "mode:" with nothing after it: the key is the visible thing to point at.
+		pos, end, _ = doc.KeyPos(mp)
+		what = "mode is empty"
+	case v.Value == "":
+		pos, end, _ = doc.ValuePos(mp)
+		what = `mode is ""`
+	default:
+		pos, end, _ = doc.ValuePos(mp)
+		what = "mode is " + v.Value
+	}
+	f := checker.Finding{
+		Message: what + ", so kube-proxy " + kp101Default(p.Target),
+		Pos:     pos, End: end, Object: doc.Ref(), Path: mp,
+	}
+	for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
+		if fix, ok := pinModeFix(doc, fx[0], fx[1]); ok {
+			f.Fixes = append(f.Fixes, fix)
+		}
+	}
+	return f, true
+}
+
+// kp101CommandLine reports a kube-proxy command line with neither --config nor --proxy-mode
+// (or an empty --proxy-mode).
+func kp101CommandLine(p *checker.Pass, in *checker.Instance) (checker.Finding, bool) {
+	if fl := in.Flag("proxy-mode"); fl != nil {
+		f := checker.Finding{
+			Message: "--proxy-mode is empty, so kube-proxy " + kp101Default(p.Target),
+			Pos:     fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
+		}
+		for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
+			if fix, ok := replaceFlagValueFix(fl, fx[0], fx[1]); ok {
+				f.Fixes = append(f.Fixes, fix)
+			}
+		}
+		return f, true
+	}
+	d := in.Workload
+	if d == nil {
+		return checker.Finding{}, false
+	}
+	f := checker.Finding{
+		Message: "kube-proxy has neither --config nor --proxy-mode, so it " + kp101Default(p.Target),
+		Object:  d.Ref(),
+	}
+	a, ok := findKubeProxyArgv(in)
+	switch {
+	case !ok:
+		f.Path = in.Container.Append("name")
+		f.Pos, f.End, ok = d.KeyPos(f.Path)
+		return f, ok
+	case a.Script != nil:
+		f.Path = in.Container.Append(a.Field, a.ScriptIndex)
+		if from, to, found := shellProgramSpan(a.Script.Value); found {
+			f.Pos, f.End = d.SubPos(a.Script, from, to)
+		} else {
+			f.Pos, f.End = d.NodePos(a.Script), d.NodeEnd(a.Script)
+		}
+		// No fix: editing a shell script safely needs its quoting and continuations.
+		return f, true
+	case a.Shell:
+		f.Path = in.Container.Append(a.Field)
+		f.Pos, f.End, ok = d.KeyPos(f.Path)
+		return f, ok
+	case a.Index >= 0:
+		f.Path = in.Container.Append(a.Field, a.Index)
+		n := a.Seq.Content[a.Index]
+		f.Pos, f.End = d.NodePos(n), d.NodeEnd(n)
+	default:
+		// A kube-proxy image started with args only.
+		f.Path = in.Container.Append(a.Field)
+		f.Pos, f.End, _ = d.KeyPos(f.Path)
+	}
+	for _, fx := range [][2]string{{checker.ModeIPTables, kp101FlagIPT}, {checker.ModeNFTables, kp101FlagNFT}} {
+		if e, ok := insertSeqItemEdit(d, a.Seq, a.Index, "--proxy-mode="+fx[0]); ok {
+			f.Fixes = append(f.Fixes, checker.Fix{Message: fx[1], Edits: []checker.TextEdit{e}})
+		}
+	}
+	return f, true
+}

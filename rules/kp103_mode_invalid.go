@@ -1,0 +1,196 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP103 flags mode values that kube-proxy rejects at startup.
+var KP103 = &checker.Rule{
+	ID:       "KP103",
+	Name:     "mode-invalid",
+	Severity: checker.SeverityError,
+	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
+	Doc: checker.Doc{
+		Title: "kube-proxy mode is not one kube-proxy accepts",
+		Why: `kube-proxy validates ` + "`mode`" + ` at startup and exits when it is not accepted. The value is
+case-sensitive. Linux accepts ` + "`\"\"`" + ` (the default), ` + "`iptables`" + `, ` + "`nftables`" + `, and ` + "`ipvs`" + ` only while the
+` + "`KubeProxyIPVS`" + ` feature gate is enabled; Windows accepts ` + "`\"\"`" + ` and ` + "`kernelspace`" + ` only.
+
+The rule reports:
+
+- ` + "`userspace`" + `: the mode was removed in 1.26;
+- a known mode in the wrong case or with blanks, such as ` + "`IPVS`" + `, ` + "`NFTables`" + ` or ` + "`IPTables`" + ` (the
+  spelling Gardener, AKS or old docs use), with the right spelling;
+- ` + "`kernelspace`" + ` on Linux, and any Linux mode on a Windows kube-proxy (one pinned to Windows
+  nodes with ` + "`nodeSelector: {kubernetes.io/os: windows}`" + ` or started as ` + "`kube-proxy.exe`" + `). A
+  configuration that no workload in the repository uses, with ` + "`mode: kernelspace`" + ` or a non-empty
+  ` + "`winkernel:`" + ` section, is taken to be a Windows configuration;
+- unknown values, with the closest valid mode when there is one;
+- ` + "`ipvs`" + ` together with ` + "`KubeProxyIPVS: false`" + ` (from 1.37, while the gate exists): kube-proxy exits.
+
+It reads the mode that kube-proxy honours: the ` + "`mode`" + ` field of the configuration in use, or
+` + "`--proxy-mode`" + ` when kube-proxy runs without ` + "`--config`" + `. A ` + "`--proxy-mode`" + ` passed together with
+` + "`--config`" + ` is ignored by kube-proxy, so it cannot make kube-proxy exit (KP201 reports it). The
+deprecation and removal of a valid ` + "`ipvs`" + ` mode is KP102's subject; an empty mode is KP101's.`,
+		Remediation: `Write the mode in lowercase, as one of ` + "`iptables`" + ` or ` + "`nftables`" + ` on Linux (` + "`ipvs`" + ` is
+deprecated, see KP102) and ` + "`kernelspace`" + ` on Windows. For the wrong case the fix replaces the value with
+its lowercase spelling. A configuration that sets ` + "`KubeProxyIPVS: false`" + ` must not use ` + "`mode: ipvs`" + `:
+pick another mode, or remove the gate setting while ipvs is still needed.`,
+		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: NFTables
+`,
+		After: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: nftables
+`,
+		Since: "0.1.0",
+	},
+	Run: runKP103,
+}
+
+// kp103LinuxModes are the modes Linux kube-proxy accepts (ipvs subject to its gate).
+var kp103LinuxModes = []string{checker.ModeIPTables, checker.ModeNFTables, checker.ModeIPVS}
+
+func runKP103(p *checker.Pass) error {
+	seen := findingKeys{}
+	for _, in := range p.Workspace.Instances {
+		m := in.Mode(p.Target)
+		if m.Origin != checker.OriginConfig && m.Origin != checker.OriginFlag {
+			continue
+		}
+		msg, fixTo, related := kp103Check(p.Target, in, m.Value)
+		if msg == "" {
+			continue
+		}
+		f := checker.Finding{Severity: checker.SeverityError, Message: msg, Related: append(instanceRelated(in), related...)}
+		var fix checker.Fix
+		canFix := false
+		fixMsg := "Change mode to " + fixTo
+		if m.Flag != nil {
+			fl := m.Flag
+			f.Pos, f.End, f.Object, f.Path = fl.Pos, fl.End, fl.Doc.Ref(), fl.NodePath
+			if fixTo != "" {
+				fix, canFix = replaceFlagValueFix(fl, fixTo, fixMsg)
+			}
+		} else {
+			_, v := m.Doc.Lookup(m.Path)
+			if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+				// Numbers, booleans: a type error that KP001 reports.
+				continue
+			}
+			f.Pos, f.End = m.Doc.NodePos(v), m.Doc.NodeEnd(v)
+			f.Object, f.Path = m.Doc.Ref(), m.Path
+			if fixTo != "" {
+				fix, canFix = replaceScalarFix(m.Doc, v, fixTo, fixMsg)
+			}
+		}
+		if canFix {
+			f.Fixes = []checker.Fix{fix}
+		}
+		if seen.first(f.Pos, f.Message) {
+			p.Report(f)
+		}
+	}
+	return nil
+}
+
+// kp103Check returns what is wrong with mode v of instance in at target t (empty when
+// nothing), the corrected spelling to offer as a fix, and related locations.
+func kp103Check(t checker.Version, in *checker.Instance, v string) (msg, fixTo string, related []checker.Related) {
+	norm := strings.ToLower(strings.TrimSpace(v))
+	windows := runsOnWindows(in)
+	valid := kp103LinuxModes
+	if windows {
+		valid = []string{checker.ModeKernelspace}
+	}
+	isValid := func(s string) bool {
+		for _, m := range valid {
+			if m == s {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case isValid(v):
+		if v != checker.ModeIPVS || !t.AtLeast(37) || t.AtLeast(46) {
+			return "", "", nil
+		}
+		g, ok := in.Gate(gateKubeProxyIPVS)
+		if !ok || g.Value || g.Raw != "" {
+			return "", "", nil
+		}
+		if pos, end, ok := g.Where(); ok {
+			related = append(related, checker.Related{Pos: pos, End: end, Message: "KubeProxyIPVS is set to false here"})
+		}
+		return "mode ipvs is rejected because feature gate KubeProxyIPVS is false: kube-proxy exits at startup", "", related
+	case norm == "userspace":
+		if !t.AtLeast(26) {
+			return "", "", nil
+		}
+		return fmt.Sprintf("mode %s was removed in 1.26: kube-proxy exits at startup", v), "", nil
+	case isValid(norm):
+		var how []string
+		if strings.TrimSpace(v) != v {
+			how = append(how, "blanks are part of the value")
+		}
+		if strings.ToLower(v) != v {
+			how = append(how, "modes are case-sensitive")
+		}
+		return fmt.Sprintf("mode %q is not accepted (%s): use %s", v, strings.Join(how, ", "), norm), norm, nil
+	case windows && (norm == checker.ModeIPTables || norm == checker.ModeNFTables || norm == checker.ModeIPVS):
+		return fmt.Sprintf("mode %s does not exist on Windows: kube-proxy on Windows accepts only kernelspace", v), "", nil
+	case !windows && norm == checker.ModeKernelspace:
+		return fmt.Sprintf("mode %s exists only on Windows: kube-proxy on Linux exits at startup", v), "", nil
+	}
+	msg = fmt.Sprintf("mode %q is not a kube-proxy mode: kube-proxy exits at startup", v)
+	if s := kp103Closest(norm, valid); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	return msg, "", nil
+}
+
+// kp103Closest returns the valid mode within a small edit distance of s, or "".
+func kp103Closest(s string, valid []string) string {
+	best, bestD := "", len(s)+100
+	for _, m := range valid {
+		if d := kp103Distance(s, m); d < bestD {
+			best, bestD = m, d
+		}
+	}
+	limit := 2
+	if len(s) >= 8 {
+		limit = 3
+	}
+	if bestD <= limit {
+		return best
+	}
+	return ""
+}
+
+// kp103Distance is the Levenshtein distance between a and b.
+func kp103Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

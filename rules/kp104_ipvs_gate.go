@@ -1,0 +1,281 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP104 flags explicit settings of the ipvs feature gates.
+var KP104 = &checker.Rule{
+	ID:       "KP104",
+	Name:     "ipvs-gate",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
+	Doc: checker.Doc{
+		Title: "The KubeProxyIPVS feature gate only defers the end of ipvs mode",
+		Why: `1.37 adds the ` + "`KubeProxyIPVS`" + ` feature gate (Deprecated stage, default true). In 1.40 its default
+becomes false and kube-proxy in ipvs mode exits unless the gate is set to true. Setting it to true
+only buys time: in 1.43 the ipvs code is deleted and the gate no longer brings ipvs back, and in 1.46
+the gate itself is removed, after which setting it at all makes kube-proxy exit ("unrecognized
+feature gate"). Before 1.37 the gate does not exist, so setting it is just as fatal.
+
+The rule reports, for the gates kube-proxy honours (the configuration's ` + "`featureGates`" + ` with
+` + "`--config`" + `, else ` + "`--feature-gates`" + `):
+
+- ` + "`KubeProxyIPVS: true`" + `: a warning that names the version at which it stops helping; when the
+  effective mode is not ipvs, the setting has no effect at all;
+- ` + "`KubeProxyIPVS`" + ` set to anything at a target where the gate does not exist (before 1.37, from
+  1.46), or to a value that is not a boolean: an error, kube-proxy exits;
+- ` + "`SupportIPVSProxyMode`" + `, the gate that enabled ipvs mode in 1.8–1.10, removed in 1.20: an error,
+  kube-proxy exits on the unknown gate. It is still found in old kubeadm and kube-proxy examples.
+
+` + "`KubeProxyIPVS: false`" + ` with a mode other than ipvs is harmless and not reported (it is the default
+from 1.40); with ` + "`mode: ipvs`" + ` kube-proxy exits, which KP103 reports at the mode.
+
+The finding points at the gate's key in ` + "`featureGates`" + `, or at the gate's entry inside the
+` + "`--feature-gates`" + ` value. KP104 owns these two gate names: KP105 (feature-gate-invalid), which reports
+unknown, removed and locked gates in general, skips ` + "`KubeProxyIPVS`" + ` and ` + "`SupportIPVSProxyMode`" + ` so each
+setting is reported once, with the ipvs-specific explanation.`,
+		Remediation: `Move off ipvs (see KP102): ` + "`nftables`" + ` on nodes with Linux 5.13 or newer, or ` + "`iptables`" + ` as an
+interim. Then delete the gate setting. The fix removes the gate where removing it cannot change what
+kube-proxy does: ` + "`SupportIPVSProxyMode`" + ` always; ` + "`KubeProxyIPVS`" + ` when the target has no such gate, when
+the ipvs code is already gone (1.43 and later), or when the effective mode is not ipvs. It deletes the
+key's line (and an emptied ` + "`featureGates:`" + ` line right above it) or the entry in the
+` + "`--feature-gates`" + ` list (the whole flag when it was the only entry).`,
+		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+featureGates:
+  KubeProxyIPVS: true
+mode: ipvs
+`,
+		After: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: nftables
+`,
+		Since:        "0.1.0",
+		SeverityText: "warning for `KubeProxyIPVS: true` from target 1.37 to 1.45; error for `KubeProxyIPVS` set at targets before 1.37 or from 1.46 (no such gate) or to a non-boolean value; error for `SupportIPVSProxyMode`",
+	},
+	Run: runKP104,
+}
+
+func runKP104(p *checker.Pass) error {
+	seen := findingKeys{}
+	for _, in := range p.Workspace.Instances {
+		for _, g := range in.FeatureGates() {
+			if !isIPVSGate(g.Name) {
+				continue
+			}
+			sev, msg, removable := kp104Check(p.Target, in, g)
+			if msg == "" {
+				continue
+			}
+			f := checker.Finding{Severity: sev, Message: msg, Related: instanceRelated(in)}
+			var fix checker.Fix
+			var canFix bool
+			if g.Flag != nil {
+				f, fix, canFix = kp104Flag(f, g)
+			} else {
+				f.Object, f.Path = g.Doc.Ref(), g.Path
+				var ok bool
+				if f.Pos, f.End, ok = g.Doc.KeyPos(g.Path); !ok {
+					continue
+				}
+				fix, canFix = kp104RemoveKey(g.Doc, g.Name)
+			}
+			if removable && canFix {
+				f.Fixes = []checker.Fix{fix}
+			}
+			if seen.first(f.Pos, f.Message) {
+				p.Report(f)
+			}
+		}
+	}
+	return nil
+}
+
+// kp104Check returns the severity and message for gate setting g (empty message when it is
+// fine) and whether removing the setting is safe.
+func kp104Check(t checker.Version, in *checker.Instance, g checker.GateSetting) (checker.Severity, string, bool) {
+	const exits = "kube-proxy exits at startup on an unknown feature gate"
+	if g.Name == gateSupportIPVSProxyMode {
+		return checker.SeverityError, "feature gate SupportIPVSProxyMode was removed in 1.20: " + exits + "; ipvs is selected with the mode alone", true
+	}
+	switch {
+	case g.Raw != "":
+		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS has the non-boolean value %q: kube-proxy exits at startup", g.Raw), false
+	case !t.AtLeast(37):
+		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS does not exist before 1.37 (target %s): %s", t, exits), true
+	case t.AtLeast(46):
+		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS was removed in 1.46 (target %s): %s", t, exits), true
+	case !g.Value:
+		// Harmless unless the mode is ipvs, which KP103 reports.
+		return checker.SeverityNone, "", false
+	}
+	if m := in.Mode(t); m.Origin != checker.OriginUnknown && strings.ToLower(strings.TrimSpace(m.Value)) != checker.ModeIPVS {
+		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true has no effect: the mode at target %s is %s, not ipvs; setting the gate is fatal from 1.46", t, m.Value), true
+	}
+	switch {
+	case t.AtLeast(43):
+		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true has no effect at target %s: the ipvs code is removed in 1.43; setting the gate is fatal from 1.46", t), true
+	case t.AtLeast(40):
+		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true keeps ipvs mode starting at target %s only until 1.43, when the ipvs code is removed", t), false
+	}
+	return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true only defers the end of ipvs mode: it keeps ipvs starting in 1.40–1.42, but from 1.43 no gate brings ipvs back (target %s)", t), false
+}
+
+// kp104Flag positions f at gate g's entry inside its --feature-gates value and returns a fix
+// that deletes the entry (or the whole flag when it is the only entry).
+func kp104Flag(f checker.Finding, g checker.GateSetting) (checker.Finding, checker.Fix, bool) {
+	fl := g.Flag
+	f.Pos, f.End, f.Object, f.Path = fl.Pos, fl.End, fl.Doc.Ref(), fl.NodePath
+	d := fl.Doc
+	n, from, to, ok := kp104FlagValue(fl)
+	if !ok {
+		return f, checker.Fix{}, false
+	}
+	type entry struct{ from, to int }
+	var entries []entry
+	var hit = -1
+	val := n.Value
+	for i := from; i <= to; {
+		j := strings.IndexByte(val[i:to], ',')
+		end := to
+		if j >= 0 {
+			end = i + j
+		}
+		a, b := i, end
+		for a < b && (val[a] == ' ' || val[a] == '\t') {
+			a++
+		}
+		for b > a && (val[b-1] == ' ' || val[b-1] == '\t') {
+			b--
+		}
+		if a < b {
+			name, _, _ := strings.Cut(val[a:b], "=")
+			if strings.TrimSpace(name) == g.Name && hit < 0 {
+				hit = len(entries)
+			}
+			entries = append(entries, entry{a, b})
+		}
+		if j < 0 {
+			break
+		}
+		i = end + 1
+	}
+	if hit < 0 {
+		return f, checker.Fix{}, false
+	}
+	e := entries[hit]
+	f.Pos, f.End = d.SubPos(n, e.from, e.to)
+	msg := "Remove " + g.Name + " from --feature-gates"
+	if len(entries) == 1 {
+		if len(fl.Remove) == 0 {
+			return f, checker.Fix{}, false
+		}
+		return f, checker.Fix{Message: "Remove the --feature-gates flag, which only sets " + g.Name, Edits: fl.Remove}, true
+	}
+	var delFrom, delTo int
+	if hit+1 < len(entries) {
+		delFrom, delTo = e.from, entries[hit+1].from
+	} else {
+		delFrom, delTo = strings.LastIndexByte(val[:e.from], ','), e.to
+	}
+	p, q := d.SubPos(n, delFrom, delTo)
+	return f, checker.Fix{Message: msg, Edits: []checker.TextEdit{{Pos: p, End: q}}}, true
+}
+
+// kp104FlagValue finds the scalar holding the value of flag fl and the value's byte range in
+// it, without surrounding shell quotes.
+func kp104FlagValue(fl *checker.Flag) (*yaml.Node, int, int, bool) {
+	if !fl.HasValue {
+		return nil, 0, 0, false
+	}
+	cands := []*yaml.Node{fl.Node}
+	// "--feature-gates A=true" as two argv items: the value is the next item.
+	if k := len(fl.NodePath) - 1; k >= 0 {
+		if i, ok := pathIndex(fl.NodePath[k]); ok {
+			if _, n := fl.Doc.Lookup(append(append(checker.Path(nil), fl.NodePath[:k]...), strconv.Itoa(i+1))); n != nil {
+				cands = append(cands, n)
+			}
+		}
+	}
+	for _, n := range cands {
+		m := checker.ScalarOffsets(fl.Doc.File, n)
+		if m == nil {
+			continue
+		}
+		from, to := -1, -1
+		for j, off := range m {
+			o := fl.Doc.File.OuterOffset(off)
+			if from < 0 && o == fl.ValuePos.Offset {
+				from = j
+			}
+			if from >= 0 && o <= fl.ValueEnd.Offset {
+				to = j
+			}
+		}
+		if from < 0 || to < from {
+			continue
+		}
+		if to > len(n.Value) {
+			to = len(n.Value)
+		}
+		if to-from >= 2 && (n.Value[from] == '"' || n.Value[from] == '\'') && n.Value[to-1] == n.Value[from] {
+			from, to = from+1, to-1
+		}
+		return n, from, to, true
+	}
+	return nil, 0, 0, false
+}
+
+func pathIndex(s string) (int, bool) {
+	i, err := strconv.Atoi(s)
+	return i, err == nil && i >= 0
+}
+
+// kp104RemoveKey returns a fix deleting the line of featureGates.<name> in doc (and the
+// featureGates line when nothing else is left under it), for block mappings only.
+func kp104RemoveKey(doc *checker.Document, name string) (checker.Fix, bool) {
+	gk, gates := doc.Lookup(checker.Path{"featureGates"})
+	if gk == nil || gates == nil || gates.Kind != yaml.MappingNode || gates.Style&yaml.FlowStyle != 0 {
+		return checker.Fix{}, false
+	}
+	var k, v *yaml.Node
+	for i := 0; i+1 < len(gates.Content); i += 2 {
+		if gates.Content[i].Value == name {
+			k, v = gates.Content[i], gates.Content[i+1]
+		}
+	}
+	if k == nil || v.Kind != yaml.ScalarNode {
+		return checker.Fix{}, false
+	}
+	f := doc.File.Outer()
+	kp, ve := doc.NodePos(k), doc.NodeEnd(v)
+	if kp.Line != ve.Line {
+		return checker.Fix{}, false
+	}
+	if _, ok := blankPrefix(f, kp); !ok {
+		return checker.Fix{}, false
+	}
+	lineEnd := f.Lines.LineStart(kp.Line + 1)
+	if rest := strings.TrimSpace(string(f.Content[ve.Offset:lineEnd])); rest != "" && !strings.HasPrefix(rest, "#") {
+		return checker.Fix{}, false
+	}
+	start := f.Lines.LineStart(kp.Line)
+	gp, ge := doc.NodePos(gk), doc.NodeEnd(gk)
+	if len(gates.Content) == 2 && gp.Line == kp.Line-1 {
+		rest := strings.TrimSpace(string(f.Content[ge.Offset:f.Lines.LineStart(gp.Line+1)]))
+		if _, ok := blankPrefix(f, gp); ok && (rest == ":" || strings.HasPrefix(rest, ":") && strings.HasPrefix(strings.TrimSpace(rest[1:]), "#")) {
+			start = f.Lines.LineStart(gp.Line)
+		}
+	}
+	return checker.Fix{
+		Message: "Remove the " + name + " feature gate setting",
+		Edits:   []checker.TextEdit{{Pos: f.Lines.Position(f.Path, start), End: f.Lines.Position(f.Path, lineEnd)}},
+	}, true
+}
