@@ -25,6 +25,8 @@ type lintFlags struct {
 	disable       []string
 	targetVersion string
 	stdinName     string
+	maxFileSize   int64
+	quiet         bool
 	debug         bool
 	version       bool
 	help          bool
@@ -42,6 +44,8 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.StringSliceVar(&f.disable, "disable", nil, "disable `RULES` by ID or name, comma-separated or repeated; \"all\" disables every rule not enabled by name")
 	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check against, e.g. 1.40 or v1.37.2 (default: detected from the repository, else "+checker.DefaultTarget.String()+")")
 	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
+	fs.Int64Var(&f.maxFileSize, "max-file-size", load.DefaultMaxFileSize, "skip files larger than `BYTES` with a notice")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notices about skipped files to stderr")
 	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
@@ -96,6 +100,8 @@ type lintConfig struct {
 	target    *checker.Version
 	color     bool
 	stdinName string
+	maxSize   int64
+	quiet     bool
 	debug     bool
 }
 
@@ -122,7 +128,10 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
 func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
-	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug}
+	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet}
+	if cfg.maxSize <= 0 {
+		return nil, usagef(progName, "parse --max-file-size: must be positive, got %d", cfg.maxSize)
+	}
 	if len(cfg.paths) == 0 {
 		cfg.paths = []string{"."}
 	}
@@ -170,14 +179,24 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 	}
 	root := sourceRoot(cfg.paths[0])
 	ws, err := safeLoad(ctx, load.Options{
-		Paths:     cfg.paths,
-		Root:      root,
-		Stdin:     c.stdin,
-		StdinName: cfg.stdinName,
-		Target:    cfg.target,
+		Paths:       cfg.paths,
+		Root:        root,
+		Stdin:       c.stdin,
+		StdinName:   cfg.stdinName,
+		Target:      cfg.target,
+		MaxFileSize: cfg.maxSize,
 	})
 	if err != nil {
 		return c.fail(err)
+	}
+	if !cfg.quiet {
+		// Files that were skipped or could not be decoded as a manifest: not findings, but a
+		// user must know that part of the tree was not checked.
+		for _, p := range ws.Problems {
+			if !p.Manifest {
+				fmt.Fprintf(c.stderr, "%s: notice: %s: %s\n", progName, p.Pos, p.Message)
+			}
+		}
 	}
 	out, err := engine.Run(ctx, ws, cfg.rules)
 	if err != nil {
