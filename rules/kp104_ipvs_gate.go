@@ -17,7 +17,7 @@ var KP104 = &checker.Rule{
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
 	Doc: checker.Doc{
-		Title: "The KubeProxyIPVS feature gate only defers the end of ipvs mode",
+		Title: "KubeProxyIPVS feature gate set: it only defers the end of ipvs mode",
 		Why: `1.37 adds the ` + "`KubeProxyIPVS`" + ` feature gate (Deprecated stage, default true). In 1.40 its default
 becomes false and kube-proxy in ipvs mode exits unless the gate is set to true. Setting it to true
 only buys time: in 1.43 the ipvs code is deleted and the gate no longer brings ipvs back, and in 1.46
