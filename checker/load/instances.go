@@ -2,7 +2,6 @@ package load
 
 import (
 	"path"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -52,6 +51,12 @@ type token struct {
 func findInstances(ws *checker.Workspace) []*checker.Instance {
 	var out []*checker.Instance
 	used := map[*checker.Document]bool{}
+	cms := map[string][]*checker.Document{}
+	for _, d := range ws.Docs {
+		if d.Kind == "ConfigMap" && d.Parent == nil {
+			cms[d.Name] = append(cms[d.Name], d)
+		}
+	}
 	for _, d := range ws.Docs {
 		spec := podSpecPaths[d.Kind]
 		if spec == nil || d.Parent != nil {
@@ -77,7 +82,7 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 				Windows:   windows,
 				Flags:     flags,
 			}
-			resolveConfig(ws, in, spec, c, cpath)
+			resolveConfig(cms, in, spec, c, cpath)
 			if in.Config != nil {
 				used[in.Config] = true
 			}
@@ -397,7 +402,7 @@ func removeSeqItems(first, last token) []checker.TextEdit {
 
 // resolveConfig follows --config through the container's volumeMounts and the pod's volumes
 // to a ConfigMap key holding a KubeProxyConfiguration in the workspace.
-func resolveConfig(ws *checker.Workspace, in *checker.Instance, spec checker.Path, c *yaml.Node, cpath checker.Path) {
+func resolveConfig(cms map[string][]*checker.Document, in *checker.Instance, spec checker.Path, c *yaml.Node, cpath checker.Path) {
 	cf := in.Flag("config")
 	if cf == nil {
 		return
@@ -467,7 +472,7 @@ func resolveConfig(ws *checker.Workspace, in *checker.Instance, spec checker.Pat
 			}
 		}
 		addVia(in, d, vpath, "volume "+volName+" is ConfigMap "+cmName)
-		cm := findConfigMap(ws, cmName, d.Namespace)
+		cm := findConfigMap(cms[cmName], d.Namespace, d.File.Path)
 		if cm == nil {
 			in.ConfigUnresolved = "ConfigMap " + cmName + " is not in the linted files"
 			return
@@ -492,24 +497,34 @@ func addVia(in *checker.Instance, d *checker.Document, p checker.Path, msg strin
 	}
 }
 
-func findConfigMap(ws *checker.Workspace, name, ns string) *checker.Document {
-	var cands []*checker.Document
-	for _, d := range ws.Docs {
-		if d.Kind == "ConfigMap" && d.Parent == nil && d.Name == name {
-			cands = append(cands, d)
+// findConfigMap picks among the ConfigMaps of one name the one in namespace ns (else one
+// without a namespace) that is closest in the directory tree to the workload's file, so that
+// each cluster directory of a monorepo resolves to its own ConfigMap.
+func findConfigMap(cands []*checker.Document, ns, file string) *checker.Document {
+	var best *checker.Document
+	bestNS, bestDepth := 3, -1
+	for _, c := range cands {
+		r := rankNS(c.Namespace, ns)
+		if r > 1 {
+			continue
+		}
+		depth := commonDirDepth(c.File.Path, file)
+		if r < bestNS || (r == bestNS && depth > bestDepth) {
+			best, bestNS, bestDepth = c, r, depth
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		// Prefer the same namespace, then an unset one.
-		return rankNS(cands[i].Namespace, ns) < rankNS(cands[j].Namespace, ns)
-	})
-	if len(cands) == 0 {
-		return nil
+	return best
+}
+
+// commonDirDepth counts the leading directories two slash paths share.
+func commonDirDepth(a, b string) int {
+	as := strings.Split(path.Dir(a), "/")
+	bs := strings.Split(path.Dir(b), "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
 	}
-	if rankNS(cands[0].Namespace, ns) > 1 {
-		return nil
-	}
-	return cands[0]
+	return n
 }
 
 func rankNS(have, want string) int {

@@ -275,3 +275,27 @@ func TestShellCommandPosition(t *testing.T) {
 		t.Errorf("cat /var/lib/kube-proxy taken for kube-proxy")
 	}
 }
+
+// TestConfigMapPerCluster checks that each cluster directory of a monorepo resolves --config
+// to its own kube-proxy ConfigMap.
+func TestConfigMapPerCluster(t *testing.T) {
+	ds := "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: kube-proxy, namespace: kube-system}\nspec:\n  template:\n    spec:\n      containers:\n      - name: kube-proxy\n        command: [kube-proxy, --config=/var/lib/kube-proxy/config.conf]\n        volumeMounts: [{name: cfg, mountPath: /var/lib/kube-proxy}]\n      volumes: [{name: cfg, configMap: {name: kube-proxy}}]\n"
+	cm := func(mode string) []byte {
+		return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kube-proxy, namespace: kube-system}\ndata:\n  config.conf: |\n    apiVersion: kubeproxy.config.k8s.io/v1alpha1\n    kind: KubeProxyConfiguration\n    mode: " + mode + "\n")
+	}
+	ws := Files(map[string][]byte{
+		"clusters/a/ds.yaml":      []byte(ds),
+		"clusters/a/cm.yaml":      cm("ipvs"),
+		"clusters/b/ds.yaml":      []byte(ds),
+		"clusters/b/base/cm.yaml": cm("nftables"),
+	}, nil)
+	got := map[string]string{}
+	for _, in := range ws.Instances {
+		if in.Workload != nil {
+			got[in.Workload.File.Path] = in.Mode(ws.Target.Version).Value
+		}
+	}
+	if got["clusters/a/ds.yaml"] != "ipvs" || got["clusters/b/ds.yaml"] != "nftables" {
+		t.Errorf("modes by cluster: %v", got)
+	}
+}
