@@ -120,6 +120,8 @@ type IssueKind int
 const (
 	IssueUnknown IssueKind = iota
 	IssueDuplicate
+	// IssueInvalid is a value its type rejects (a duration like "30x", a bad quantity).
+	IssueInvalid
 )
 
 // FieldIssue is a field that strict decoding rejects.
@@ -131,6 +133,9 @@ type FieldIssue struct {
 	Key *yaml.Node
 	// Known lists the field names valid at that place, for suggestions.
 	Known []string
+	// Message explains an IssueInvalid; Value is the offending value node.
+	Message string
+	Value   *yaml.Node
 }
 
 // Ref returns the document's object reference.

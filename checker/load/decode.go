@@ -17,6 +17,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -74,18 +75,26 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 		return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %v", d.Kind, err), Manifest: true, Document: d}
 	}
 	d.Issues = fieldIssues(d.Node, reflect.TypeOf(obj).Elem(), nil, nil)
-	if err := json.Unmarshal(raw, obj); err != nil {
+	// Kubernetes decodes field names case-sensitively: "Mode" is not "mode".
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
 		var ute *json.UnmarshalTypeError
 		pos, _ := d.KindPos()
 		msg := err.Error()
-		if errors.As(err, &ute) {
+		invalid := firstInvalid(d.Issues)
+		switch {
+		case invalid != nil:
+			pos = d.NodePos(invalid.Value)
+			msg = fmt.Sprintf("%s: %s", invalid.Path.String(), invalid.Message)
+		case errors.As(err, &ute):
 			path := jsonFieldPath(d.Node, ute.Field)
 			if p, _, ok := d.ValuePos(path); ok {
 				pos = p
 			}
 			msg = fmt.Sprintf("%s: cannot use %s value as %s", path.String(), ute.Value, ute.Type.String())
 		}
-		return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %s", d.Kind, msg), Manifest: true, Document: d}
+		// In a templated file a placeholder such as "{{ .Values.n }}" decodes as a mapping:
+		// that is not an error in the file, only in our reading of it.
+		return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %s", d.Kind, msg), Manifest: !d.File.Outer().Templated, Document: d}
 	}
 	d.Object = obj
 	return nil
@@ -282,6 +291,19 @@ func fieldIssues(n *yaml.Node, t reflect.Type, path checker.Path, out []checker.
 		return out
 	}
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		// Types with their own decoding (durations, quantities): check the value here so a
+		// bad one is reported at its position, not at the document.
+		if n.Kind == yaml.ScalarNode && !checker.HasPlaceholder(n.Value) {
+			if raw, err := json.Marshal(scalarValue(n)); err == nil {
+				v := reflect.New(t).Interface()
+				if err := json.Unmarshal(raw, v); err != nil {
+					var ute *json.UnmarshalTypeError
+					if !errors.As(err, &ute) {
+						out = append(out, checker.FieldIssue{Kind: checker.IssueInvalid, Path: path, Value: n, Message: err.Error()})
+					}
+				}
+			}
+		}
 		return out
 	}
 	switch t.Kind() {
@@ -331,4 +353,13 @@ func fieldIssues(n *yaml.Node, t reflect.Type, path checker.Path, out []checker.
 		}
 	}
 	return out
+}
+
+func firstInvalid(issues []checker.FieldIssue) *checker.FieldIssue {
+	for i := range issues {
+		if issues[i].Kind == checker.IssueInvalid {
+			return &issues[i]
+		}
+	}
+	return nil
 }

@@ -35,7 +35,12 @@ func FuzzBytes(f *testing.F) {
 			check(pos)
 			check(end)
 			for _, is := range d.Issues {
-				check(d.NodePos(is.Key))
+				if is.Key != nil {
+					check(d.NodePos(is.Key))
+				}
+				if is.Value != nil {
+					check(d.NodePos(is.Value))
+				}
 			}
 		}
 		for _, in := range ws.Instances {

@@ -308,7 +308,7 @@ func parseFlags(argv []token) []checker.Flag {
 			f.ValuePos, f.ValueEnd = t.doc.SubPos(t.node, vf, t.to)
 		} else {
 			f.Name = name
-			if !boolFlags[name] && i+1 < len(argv) && !strings.HasPrefix(argv[i+1].text, "-") {
+			if !boolFlags[name] && i+1 < len(argv) && (!strings.HasPrefix(argv[i+1].text, "-") || isNegativeNumber(argv[i+1].text)) {
 				v := argv[i+1]
 				f.Value, f.HasValue = v.text, true
 				f.ValuePos, f.ValueEnd = v.doc.SubPos(v.node, v.from, v.to)
@@ -553,4 +553,17 @@ func windowsConfig(d *checker.Document) bool {
 	}
 	_, w := d.Lookup(checker.Path{"winkernel"})
 	return w != nil && w.Kind == yaml.MappingNode && len(w.Content) > 0
+}
+
+// isNegativeNumber reports whether s is a value like "-999" rather than a flag.
+func isNegativeNumber(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	for _, c := range s[1:] {
+		if (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return true
 }

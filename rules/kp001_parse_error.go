@@ -1,0 +1,172 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP001 reports manifests and kube-proxy configurations that cannot be decoded.
+var KP001 = &checker.Rule{
+	ID:       "KP001",
+	Name:     "parse-error",
+	Severity: checker.SeverityError,
+	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod", "Deployment", "StatefulSet", "ReplicaSet", "Job", "CronJob", "Service"},
+	Doc: checker.Doc{
+		Title: "manifest or kube-proxy configuration cannot be decoded",
+		Why: `A file that declares ` + "`apiVersion`" + ` or ` + "`kind`" + ` (a Kubernetes manifest, a
+KubeProxyConfiguration, an installer config) could not be decoded: the YAML is malformed, or a value has
+the wrong type (a string where kube-proxy expects a number, a number where it expects a duration such as
+` + "`30s`" + `).
+
+kube-proxy treats both as fatal: a YAML syntax error or a wrongly typed field in its configuration file
+makes it exit at startup, unlike unknown fields, which it drops. ` + "`kubectl apply`" + ` rejects such a
+manifest too. Every other rule is blind to a document that does not decode, so its problems stay hidden
+until it is fixed.
+
+The finding points at the line the decoder stopped at: for a syntax error the line of the construct that
+is not closed or not allowed, for a type error the offending value. Inside a ConfigMap it points into the
+` + "`config.conf`" + ` block. Later documents of the same file are still decoded and checked.
+
+Templated files (Helm, Jinja2, ERB, Go templates) are exempt where a placeholder is near the error, and
+YAML files without ` + "`apiVersion`" + ` or ` + "`kind`" + ` are only reported as load notices.`,
+		Remediation: `Fix the syntax at the reported line (close the flow sequence or mapping, fix the
+indentation, quote values that contain ` + "`: `" + ` or start with a special character), or give the
+field a value of the expected type: integers unquoted, durations with a unit (` + "`30s`" + `, ` + "`1m`" + `).`,
+		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nnodePortAddresses: [10.0.0.0/8, 192.168.0.0/16\nconntrack:\n  maxPerCore: lots\n",
+		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nnodePortAddresses: [10.0.0.0/8, 192.168.0.0/16]\nconntrack:\n  maxPerCore: 32768\n",
+		Since:  "0.1.0",
+	},
+	Run: runKP001,
+}
+
+var (
+	// kp001TemplateRe matches template placeholders (Helm, Jinja2, ERB, shell-style).
+	kp001TemplateRe = regexp.MustCompile(`\{\{|\{%|<%|\$\{[A-Za-z_]|@@[A-Za-z_]`)
+	// kp001TypeRe matches the loader's type error wording, to add the offending value.
+	kp001TypeRe = regexp.MustCompile(`cannot use (\w+) value as`)
+	// kp001DurationRe matches a duration parse error; the loader places it on the value.
+	kp001DurationRe = regexp.MustCompile(`^cannot decode (\S+): (\S+): time: (.*) in duration "([^"]*)"$`)
+	// kp001DurationFieldRe matches type errors on fields that hold durations.
+	kp001DurationFieldRe = regexp.MustCompile(`(Period|Timeout|Frequency|Duration|Deadline): cannot use`)
+)
+
+func runKP001(p *checker.Pass) error {
+	files := map[string]*checker.File{}
+	for _, f := range p.Workspace.Files {
+		files[f.Path] = f
+	}
+	for _, pr := range p.Workspace.Problems {
+		if !pr.Manifest {
+			continue
+		}
+		f := files[pr.Pos.Filename]
+		if f != nil && f.Templated && kp001NearTemplate(f, pr.Pos.Line) {
+			// A placeholder such as `replicas: {{ .Values.n }}` decodes as a mapping: the
+			// template engine, not the YAML, decides what the value becomes.
+			continue
+		}
+		fd := checker.Finding{Pos: pr.Pos, Message: pr.Message}
+		if d := pr.Document; d != nil {
+			fd.Object = d.Ref()
+			kp001Locate(d, &fd)
+		}
+		if !fd.End.IsValid() && f != nil {
+			fd.End = kp001LineEnd(f, fd.Pos)
+		}
+		p.Report(fd)
+	}
+	return nil
+}
+
+// kp001Locate refines a type error: it names the offending value, and moves duration errors
+// (which the loader reports on the kind line) to the value that failed to parse.
+func kp001Locate(d *checker.Document, fd *checker.Finding) {
+	if m := kp001DurationRe.FindStringSubmatch(fd.Message); m != nil {
+		if n := kp001NodeAt(d, d.Node, fd.Pos); n != nil {
+			fd.End = d.NodeEnd(n)
+		}
+		fd.Message = fmt.Sprintf("cannot decode %s: %s: %q is not a duration (%s; use a unit such as 30s or 1m)", m[1], m[2], m[4], m[3])
+		return
+	}
+	n := kp001NodeAt(d, d.Node, fd.Pos)
+	if n == nil {
+		return
+	}
+	fd.End = d.NodeEnd(n)
+	if n.Kind == yaml.ScalarNode && kp001TypeRe.MatchString(fd.Message) {
+		typ := kp001TypeRe.FindStringSubmatch(fd.Message)[1]
+		fd.Message = kp001TypeRe.ReplaceAllLiteralString(fd.Message, "cannot use "+typ+" value "+fmt.Sprintf("%q", n.Value)+" as")
+		if typ == "number" && strings.HasSuffix(fd.Message, " as string") && kp001DurationFieldRe.MatchString(fd.Message) {
+			fd.Message += " (a duration needs a unit, such as " + n.Value + "s)"
+		}
+	}
+}
+
+// kp001FindScalar returns the first scalar below n whose value is v, with its path.
+func kp001FindScalar(n *yaml.Node, path checker.Path, v string) (checker.Path, *yaml.Node) {
+	if n == nil {
+		return nil, nil
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Value == v {
+			return path, n
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if p, f := kp001FindScalar(n.Content[i+1], path.Append(n.Content[i].Value), v); f != nil {
+				return p, f
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p, f := kp001FindScalar(c, path.Append(i), v); f != nil {
+				return p, f
+			}
+		}
+	}
+	return nil, nil
+}
+
+// kp001NodeAt returns the first value node (not a mapping key) that starts at pos, if any.
+func kp001NodeAt(d *checker.Document, n *yaml.Node, pos checker.Position) *yaml.Node {
+	if n == nil || n.Kind == yaml.AliasNode {
+		return nil
+	}
+	if d.NodePos(n).Offset == pos.Offset {
+		return n
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			continue // keys are never the offending value
+		}
+		if f := kp001NodeAt(d, c, pos); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// kp001NearTemplate reports whether a template placeholder is within a line of line.
+func kp001NearTemplate(f *checker.File, line int) bool {
+	var b strings.Builder
+	for l := max(1, line-2); l <= line+1 && l <= f.Lines.Lines(); l++ {
+		b.WriteString(f.Lines.LineText(l))
+		b.WriteByte('\n')
+	}
+	return kp001TemplateRe.MatchString(b.String())
+}
+
+// kp001LineEnd returns the end of pos's line (without the line break).
+func kp001LineEnd(f *checker.File, pos checker.Position) checker.Position {
+	if pos.Line < 1 {
+		return pos
+	}
+	text := f.Lines.LineText(pos.Line)
+	return f.Lines.Position(f.Path, f.Lines.LineStart(pos.Line)+len(text))
+}

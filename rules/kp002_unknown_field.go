@@ -1,0 +1,386 @@
+package rules
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP002 reports fields of a KubeProxyConfiguration that kube-proxy drops: unknown, misspelled,
+// removed, not yet known at the target version, or duplicated.
+var KP002 = &checker.Rule{
+	ID:       "KP002",
+	Name:     "unknown-field",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap"},
+	Doc: checker.Doc{
+		Title: "unknown, misspelled, removed or duplicate field in a KubeProxyConfiguration",
+		Why: `kube-proxy decodes its configuration file strictly first; when that fails because of an unknown
+or duplicate field, it falls back to lenient decoding, drops the unknown field, keeps the last of the
+duplicates and logs a single Info line. It does not exit. A misspelled field therefore has no effect at
+all, and nobody notices: ` + "`nodePortAddress: [10.0.0.0/8]`" + ` leaves NodePorts open on every
+address, ` + "`Mode: ipvs`" + ` (field names are case-sensitive) leaves the default mode in place, and
+` + "`scheduler`" + ` written under ` + "`iptables:`" + ` instead of ` + "`ipvs:`" + ` is ignored.
+
+The rule also reports fields that the target version does not know: ` + "`udpIdleTimeout`" + ` was removed
+in 1.26 together with the userspace mode; ` + "`iptables.localhostNodePorts`" + ` exists from 1.26; the
+` + "`nftables`" + ` section and ` + "`conntrack.tcpBeLiberal`" + `, ` + "`conntrack.udpTimeout`" + `,
+` + "`conntrack.udpStreamTimeout`" + ` exist from 1.29.
+
+For a duplicate field the finding says which occurrence wins (the last one). Standalone files,
+kubeadm documents and configurations embedded in a ConfigMap (` + "`config.conf: |`" + `) are all checked.`,
+		Remediation: `Rename the field to the one suggested (the fix does that when the suggestion is
+close: a wrong letter case or one or two typos), move it to the section it belongs to, or delete it.
+For a duplicate, keep one occurrence with the value you mean.`,
+		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nMode: nftables\nnodePortAddress: [\"primary\"]\nudpIdleTimeout: 250ms\n",
+		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\"]\n",
+		Since:  "0.1.0",
+	},
+	Run: runKP002,
+}
+
+// kp002Removed are fields that existed in kubeproxy.config.k8s.io/v1alpha1 and were removed.
+var kp002Removed = map[string]struct {
+	minor int // first version without the field; 0 when not tracked
+	why   string
+}{
+	"udpIdleTimeout": {26, "it only served the userspace mode, removed in the same release"},
+	"conntrack.max":  {0, "use conntrack.maxPerCore and conntrack.min"},
+}
+
+// kp002Added are fields newer than some supported targets: kube-proxy before that version
+// drops them as unknown (RULES.md §1).
+var kp002Added = []struct {
+	path  checker.Path
+	minor int
+}{
+	{checker.Path{"iptables", "localhostNodePorts"}, 26},
+	{checker.Path{"nftables"}, 29},
+	{checker.Path{"conntrack", "tcpBeLiberal"}, 29},
+	{checker.Path{"conntrack", "udpTimeout"}, 29},
+	{checker.Path{"conntrack", "udpStreamTimeout"}, 29},
+}
+
+// kp002Sections maps each section of a KubeProxyConfiguration to its field names, so a field
+// written in the wrong section can be pointed to the right one.
+var kp002Sections = func() map[string][]string {
+	kpc := reflect.TypeFor[kpv1.KubeProxyConfiguration]()
+	out := map[string][]string{"": kp002JSONNames(kpc)}
+	for i := 0; i < kpc.NumField(); i++ {
+		sf := kpc.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || sf.Type.Kind() != reflect.Struct {
+			continue
+		}
+		out[name] = kp002JSONNames(sf.Type)
+	}
+	return out
+}()
+
+// kp002JSONNames returns the JSON field names of struct type t, inlining embedded structs.
+func kp002JSONNames(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct {
+			names = append(names, kp002JSONNames(sf.Type)...)
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func runKP002(p *checker.Pass) error {
+	for _, d := range p.Workspace.Docs {
+		if d.Kind != "KubeProxyConfiguration" || !strings.HasPrefix(d.APIVersion, "kubeproxy.config.k8s.io/") {
+			continue
+		}
+		unknown := map[*yaml.Node]bool{}
+		for _, is := range d.Issues {
+			if is.Kind == checker.IssueUnknown {
+				unknown[is.Key] = true
+			}
+		}
+		for _, is := range d.Issues {
+			if is.Key == nil {
+				continue
+			}
+			switch is.Kind {
+			case checker.IssueUnknown:
+				kp002Unknown(p, d, is)
+			case checker.IssueDuplicate:
+				// An unknown field is dropped whichever occurrence wins: one finding is enough.
+				if !unknown[is.Key] {
+					kp002Duplicate(p, d, is)
+				}
+			}
+		}
+		for _, a := range kp002Added {
+			if p.Target.AtLeast(a.minor) {
+				continue
+			}
+			k, _ := d.Lookup(a.path)
+			if k == nil {
+				continue
+			}
+			p.Report(checker.Finding{
+				Message: fmt.Sprintf("%s is not known to kube-proxy before 1.%d (target %s): kube-proxy drops it", a.path, a.minor, p.Target),
+				Pos:     d.NodePos(k), End: d.NodeEnd(k), Object: d.Ref(), Path: a.path,
+			})
+		}
+	}
+	return nil
+}
+
+func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
+	name := is.Key.Value
+	if name == "" || is.Key.Kind != yaml.ScalarNode {
+		name = fmt.Sprintf("%q", name)
+	}
+	where := "KubeProxyConfiguration"
+	section := ""
+	if len(is.Path) > 1 {
+		section = is.Path[:len(is.Path)-1].String()
+		where = section
+	}
+	f := checker.Finding{Pos: d.NodePos(is.Key), End: d.NodeEnd(is.Key), Object: d.Ref(), Path: is.Path}
+	if r, ok := kp002Removed[is.Path.String()]; ok {
+		if r.minor > 0 && !p.Target.AtLeast(r.minor) {
+			return // still a valid field at the target
+		}
+		removed := "was removed"
+		if r.minor > 0 {
+			removed = fmt.Sprintf("was removed in 1.%d", r.minor)
+		}
+		f.Message = fmt.Sprintf("%s %s (%s): kube-proxy drops it", is.Path, removed, r.why)
+		p.Report(f)
+		return
+	}
+	sugg, dist, unique := kp002Suggest(name, is.Known)
+	elsewhere := kp002ElsewhereText(section, name)
+	switch {
+	case sugg != "" && dist == 0:
+		f.Message = fmt.Sprintf("unknown field %s in %s: field names are case-sensitive, kube-proxy drops it (did you mean %s?)", name, where, sugg)
+	case elsewhere != "":
+		f.Message = fmt.Sprintf("unknown field %s in %s: kube-proxy drops it; %s", name, where, elsewhere)
+		sugg = ""
+	case sugg != "":
+		f.Message = fmt.Sprintf("unknown field %s in %s: kube-proxy drops it (did you mean %s?)", name, where, sugg)
+	default:
+		f.Message = fmt.Sprintf("unknown field %s in %s: kube-proxy drops it", name, where)
+	}
+	if sugg != "" && unique && dist <= 2 {
+		if fix, ok := kp002RenameFix(d, is, sugg); ok {
+			f.Fixes = []checker.Fix{fix}
+		}
+	}
+	p.Report(f)
+}
+
+// kp002ElsewhereText says in which other sections a field of that exact name exists.
+func kp002ElsewhereText(section, name string) string {
+	var in []string
+	for s, names := range kp002Sections {
+		if s == section {
+			continue
+		}
+		if i := sort.SearchStrings(names, name); i < len(names) && names[i] == name {
+			if s == "" {
+				in = append(in, "the top level")
+			} else {
+				in = append(in, s)
+			}
+		}
+	}
+	if len(in) == 0 || name == "apiVersion" || name == "kind" {
+		return ""
+	}
+	sort.Strings(in)
+	list := in[0]
+	if len(in) > 1 {
+		list = strings.Join(in[:len(in)-1], ", ") + " or " + in[len(in)-1]
+	}
+	if len(in) == 1 && in[0] == "the top level" {
+		return name + " belongs at the top level"
+	}
+	return name + " belongs in " + list
+}
+
+// kp002Suggest returns the known name closest to name (case-insensitive edit distance), the
+// distance, and whether no other name is as close. It returns "" when nothing is close.
+func kp002Suggest(name string, known []string) (string, int, bool) {
+	best, bestDist, unique := "", -1, true
+	lname := strings.ToLower(name)
+	for _, k := range known {
+		d := kp002Distance(lname, strings.ToLower(k))
+		switch {
+		case bestDist < 0 || d < bestDist:
+			best, bestDist, unique = k, d, true
+		case d == bestDist:
+			unique = false
+		}
+	}
+	if best == "" {
+		return "", 0, false
+	}
+	limit := max(1, min(3, len([]rune(name))/4))
+	if bestDist > limit {
+		return "", 0, false
+	}
+	return best, bestDist, unique
+}
+
+// kp002Distance is the Levenshtein distance between a and b.
+func kp002Distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// kp002RenameFix replaces the key's text with the suggested name. It declines when the
+// suggested field is already set beside it (renaming would create a duplicate) or when the
+// key's source text cannot be replaced as one span.
+func kp002RenameFix(d *checker.Document, is checker.FieldIssue, sugg string) (checker.Fix, bool) {
+	_, parent := d.Lookup(is.Path[:len(is.Path)-1])
+	if parent == nil || parent.Kind != yaml.MappingNode {
+		return checker.Fix{}, false
+	}
+	for i := 0; i+1 < len(parent.Content); i += 2 {
+		if parent.Content[i].Value == sugg {
+			return checker.Fix{}, false
+		}
+	}
+	pos, end := d.NodePos(is.Key), d.NodeEnd(is.Key)
+	src := d.File.Outer().Content
+	if pos.Offset < 0 || end.Offset > len(src) || pos.Offset >= end.Offset {
+		return checker.Fix{}, false
+	}
+	raw := string(src[pos.Offset:end.Offset])
+	switch is.Key.Style {
+	case 0:
+		if raw != is.Key.Value {
+			return checker.Fix{}, false
+		}
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		if len(raw) < 2 || raw[1:len(raw)-1] != is.Key.Value {
+			return checker.Fix{}, false
+		}
+		sugg = raw[:1] + sugg + raw[:1]
+	default:
+		return checker.Fix{}, false
+	}
+	return checker.Fix{
+		Message: fmt.Sprintf("Rename %s to %s", is.Key.Value, strings.Trim(sugg, `"'`)),
+		Edits:   []checker.TextEdit{{Pos: pos, End: end, NewText: sugg}},
+	}, true
+}
+
+func kp002Duplicate(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
+	_, parent := d.Lookup(is.Path[:len(is.Path)-1])
+	name := is.Key.Value
+	var keys, vals []*yaml.Node
+	if parent != nil && parent.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(parent.Content); i += 2 {
+			if parent.Content[i].Value == name {
+				keys = append(keys, parent.Content[i])
+				vals = append(vals, parent.Content[i+1])
+			}
+		}
+	}
+	f := checker.Finding{Pos: d.NodePos(is.Key), End: d.NodeEnd(is.Key), Object: d.Ref(), Path: is.Path}
+	if len(keys) < 2 {
+		f.Message = fmt.Sprintf("duplicate field %s: kube-proxy keeps only the last occurrence", is.Path)
+		p.Report(f)
+		return
+	}
+	winner := len(keys) - 1
+	val := func(i int) string {
+		if vals[i].Kind == yaml.ScalarNode {
+			return " (" + kp002Quote(vals[i].Value) + ")"
+		}
+		return ""
+	}
+	here := d.NodePos(is.Key).Line
+	var others []string
+	sameLine := false
+	for _, k := range keys {
+		if k == is.Key {
+			continue
+		}
+		if l := d.NodePos(k).Line; l != here {
+			others = append(others, fmt.Sprint(l))
+		} else {
+			sameLine = true
+		}
+	}
+	also := ""
+	switch {
+	case len(others) == 1:
+		also = "line " + others[0]
+	case len(others) > 1:
+		also = "lines " + strings.Join(others, ", ")
+	}
+	if sameLine {
+		if also != "" {
+			also += " and "
+		}
+		also += "this line"
+	}
+	if keys[winner] == is.Key {
+		f.Message = fmt.Sprintf("duplicate field %s (also on %s): kube-proxy uses this last occurrence%s and ignores the others", is.Path, also, val(winner))
+	} else {
+		idx := 0
+		for i, k := range keys {
+			if k == is.Key {
+				idx = i
+			}
+		}
+		where := fmt.Sprintf("on line %d", d.NodePos(keys[winner]).Line)
+		if d.NodePos(keys[winner]).Line == here {
+			where = "later on this line"
+		}
+		f.Message = fmt.Sprintf("duplicate field %s: kube-proxy ignores this value%s and uses the last occurrence %s%s", is.Path, val(idx), where, val(winner))
+	}
+	p.Report(f)
+}
+
+// kp002Quote shows a scalar value in a message: bare when it is a simple word, quoted otherwise.
+func kp002Quote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n\"'") {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
