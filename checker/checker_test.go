@@ -2,6 +2,7 @@ package checker
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,5 +148,33 @@ func TestFingerprintIgnoresPosition(t *testing.T) {
 	c.Path = P("ipvs", "scheduler")
 	if a.Fingerprint() == c.Fingerprint() {
 		t.Error("fingerprint ignores the field path")
+	}
+}
+
+func TestFeatureGatesYAML11AndFlags(t *testing.T) {
+	src := "kind: KubeProxyConfiguration\nfeatureGates:\n  A: yes\n  B: \"true\"\n  C: off\n"
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	f := &File{Path: "f", Content: []byte(src), Lines: NewLineIndex([]byte(src))}
+	in := &Instance{Config: &Document{File: f, Node: doc.Content[0]}}
+	got := map[string]string{}
+	for _, g := range in.FeatureGates() {
+		got[g.Name] = strconv.FormatBool(g.Value) + "/" + strconv.FormatBool(g.Invalid)
+	}
+	if got["A"] != "true/false" || got["B"] != "false/true" || got["C"] != "false/false" {
+		t.Errorf("config gates: %v", got)
+	}
+	fl := &Instance{Workload: &Document{}, Flags: []Flag{
+		{Name: "feature-gates", Value: "A=true,B"},
+		{Name: "feature-gates", Value: "C=1,D=maybe"},
+	}}
+	got = map[string]string{}
+	for _, g := range fl.FeatureGates() {
+		got[g.Name] = strconv.FormatBool(g.Value) + "/" + strconv.FormatBool(g.Invalid)
+	}
+	if got["A"] != "true/false" || got["B"] != "false/true" || got["C"] != "true/false" || got["D"] != "false/true" {
+		t.Errorf("flag gates: %v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -139,13 +140,15 @@ func (in *Instance) Mode(target Version) Setting {
 type GateSetting struct {
 	Name  string
 	Value bool
-	// Raw is the value as written, when it is not a boolean.
-	Raw string
+	// Invalid is true when the value is not a boolean kube-proxy accepts; Raw is the value
+	// as written (for a flag entry without "=", the whole entry).
+	Invalid bool
+	Raw     string
 	Setting
 }
 
 // FeatureGates returns the gates set explicitly and honoured: the config's featureGates with
-// --config, else --feature-gates. Invalid flag syntax yields Raw set.
+// --config, else every --feature-gates flag (pflag merges repeated ones).
 func (in *Instance) FeatureGates() []GateSetting {
 	var out []GateSetting
 	if in.HasConfigFlag() {
@@ -158,39 +161,49 @@ func (in *Instance) FeatureGates() []GateSetting {
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i], m.Content[i+1]
-			g := GateSetting{Name: k.Value, Setting: Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"featureGates", k.Value}}}
-			switch v.Value {
-			case "true", "True", "TRUE":
-				g.Value = true
-			case "false", "False", "FALSE":
-			default:
-				g.Raw = v.Value
-			}
+			g := GateSetting{Name: k.Value, Raw: v.Value, Setting: Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"featureGates", k.Value}}}
+			b, ok := YAML11Bool(v)
+			g.Value, g.Invalid = b, !ok
 			out = append(out, g)
 		}
 		return out
 	}
-	f := in.Flag("feature-gates")
-	if f == nil {
-		return nil
-	}
-	for _, kv := range strings.Split(f.Value, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
+	for i := range in.Flags {
+		f := &in.Flags[i]
+		if f.Name != "feature-gates" {
 			continue
 		}
-		name, val, _ := strings.Cut(kv, "=")
-		g := GateSetting{Name: strings.TrimSpace(name), Setting: Setting{Value: val, Origin: OriginFlag, Flag: f}}
-		switch strings.ToLower(strings.TrimSpace(val)) {
-		case "true":
-			g.Value = true
-		case "false":
-		default:
-			g.Raw = val
+		for _, kv := range strings.Split(f.Value, ",") {
+			kv = strings.TrimSpace(kv)
+			if kv == "" {
+				continue
+			}
+			name, val, hasEq := strings.Cut(kv, "=")
+			g := GateSetting{Name: strings.TrimSpace(name), Raw: val, Setting: Setting{Value: val, Origin: OriginFlag, Flag: f}}
+			b, err := strconv.ParseBool(strings.TrimSpace(val))
+			g.Value, g.Invalid = b, err != nil || !hasEq
+			if !hasEq {
+				g.Raw = kv
+			}
+			out = append(out, g)
 		}
-		out = append(out, g)
 	}
 	return out
+}
+
+// YAML11Bool decodes a scalar the way kube-proxy's YAML reader (YAML 1.1) does: plain
+// true/false/yes/no/on/off/y/n in any of their spellings are booleans, quoted strings are not.
+func YAML11Bool(n *yaml.Node) (value, ok bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return false, false
+	}
+	switch n.Value {
+	case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y":
+		return true, true
+	case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N":
+		return false, true
+	}
+	return false, false
 }
 
 // Gate returns the explicit setting of gate name, if any.

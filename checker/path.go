@@ -26,7 +26,7 @@ func P(elems ...any) Path {
 
 // Append returns a new path with elems added.
 func (p Path) Append(elems ...any) Path {
-	return P(append([]any{Path(append(Path(nil), p...))}, elems...)...)
+	return P(append([]any{append(Path(nil), p...)}, elems...)...)
 }
 
 // String formats the path as spec.containers[0].args[2].

@@ -107,32 +107,6 @@ func kp001Locate(d *checker.Document, fd *checker.Finding) {
 	}
 }
 
-// kp001FindScalar returns the first scalar below n whose value is v, with its path.
-func kp001FindScalar(n *yaml.Node, path checker.Path, v string) (checker.Path, *yaml.Node) {
-	if n == nil {
-		return nil, nil
-	}
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if n.Value == v {
-			return path, n
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if p, f := kp001FindScalar(n.Content[i+1], path.Append(n.Content[i].Value), v); f != nil {
-				return p, f
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if p, f := kp001FindScalar(c, path.Append(i), v); f != nil {
-				return p, f
-			}
-		}
-	}
-	return nil, nil
-}
-
 // kp001NodeAt returns the first value node (not a mapping key) that starts at pos, if any.
 func kp001NodeAt(d *checker.Document, n *yaml.Node, pos checker.Position) *yaml.Node {
 	if n == nil || n.Kind == yaml.AliasNode {

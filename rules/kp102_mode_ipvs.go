@@ -46,7 +46,7 @@ func runKP102(p *checker.Pass) error {
 			sev = checker.SeverityError
 			msg = fmt.Sprintf("kube-proxy mode ipvs was removed in 1.43; at target %s kube-proxy cannot start", p.Target)
 		case p.Target.AtLeast(40):
-			if g, ok := in.Gate("KubeProxyIPVS"); ok && g.Value && g.Raw == "" {
+			if g, ok := in.Gate("KubeProxyIPVS"); ok && g.Value && !g.Invalid {
 				msg = fmt.Sprintf("kube-proxy mode ipvs only starts at target %s because KubeProxyIPVS is true; it is removed in 1.43", p.Target)
 			} else {
 				sev = checker.SeverityError

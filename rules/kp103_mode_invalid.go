@@ -123,7 +123,7 @@ func kp103Check(t checker.Version, in *checker.Instance, v string) (msg, fixTo s
 			return "", "", nil
 		}
 		g, ok := in.Gate(gateKubeProxyIPVS)
-		if !ok || g.Value || g.Raw != "" {
+		if !ok || g.Value || g.Invalid {
 			return "", "", nil
 		}
 		if pos, end, ok := g.Where(); ok {

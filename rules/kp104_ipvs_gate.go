@@ -106,7 +106,7 @@ func kp104Check(t checker.Version, in *checker.Instance, g checker.GateSetting) 
 		return checker.SeverityError, "feature gate SupportIPVSProxyMode was removed in 1.20: " + exits + "; ipvs is selected with the mode alone", true
 	}
 	switch {
-	case g.Raw != "":
+	case g.Invalid:
 		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS has the non-boolean value %q: kube-proxy exits at startup", g.Raw), false
 	case !t.AtLeast(37):
 		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS does not exist before 1.37 (target %s): %s", t, exits), true

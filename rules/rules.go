@@ -15,10 +15,16 @@ import "github.com/kube-proxy-lint/kube-proxy-lint/checker"
 //	KP101,
 func All() []*checker.Rule {
 	return []*checker.Rule{
+		KP001,
+		KP002,
+		KP003,
 		KP101,
 		KP102,
 		KP103,
 		KP104,
+		KP105,
+		KP106,
+		KP201,
 		KP202,
 		KP203,
 	}

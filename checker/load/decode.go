@@ -199,8 +199,15 @@ func mergeInto(m map[string]any, v any) {
 	}
 }
 
-// scalarValue resolves a scalar by its (YAML 1.2 core schema) tag.
+// scalarValue resolves a scalar by its tag, as Kubernetes' YAML 1.1 reader would.
 func scalarValue(n *yaml.Node) any {
+	// kube-proxy and kubectl read YAML through sigs.k8s.io/yaml, which follows YAML 1.1:
+	// plain yes/no/on/off/y/n are booleans there.
+	if n.ShortTag() == "!!str" {
+		if b, ok := checker.YAML11Bool(n); ok {
+			return b
+		}
+	}
 	switch n.ShortTag() {
 	case "!!null":
 		return nil

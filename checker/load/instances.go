@@ -342,8 +342,23 @@ func removeEdits(first, last token) []checker.TextEdit {
 	if m == nil || last.node != first.node || to >= len(m) {
 		return nil
 	}
+	v := first.node.Value
+	// A flag alone on a continued script line ("    --flag=x \\"): delete the whole line.
+	ls := strings.LastIndexByte(v[:from], '\n') + 1
+	le := strings.IndexByte(v[to:], '\n')
+	if ls > 0 && le >= 0 && strings.TrimSpace(v[ls:from]) == "" && strings.TrimSpace(v[to:to+le]) == "\\" {
+		start := m[ls-1] + 1 // just after the previous line break in the source
+		if f.Content[m[ls-1]] == '\r' {
+			start++
+		}
+		end := m[to+le] + 1
+		if f.Content[m[to+le]] == '\r' {
+			end++
+		}
+		return []checker.TextEdit{{Pos: f.PositionAt(start), End: f.PositionAt(end)}}
+	}
 	// Take the blanks before the flag so no double space remains.
-	for from > 0 && (first.node.Value[from-1] == ' ' || first.node.Value[from-1] == '\t') {
+	for from > 0 && (v[from-1] == ' ' || v[from-1] == '\t') {
 		from--
 	}
 	return []checker.TextEdit{{Pos: f.PositionAt(m[from]), End: f.PositionAt(m[to])}}

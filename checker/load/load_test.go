@@ -39,9 +39,7 @@ func TestEmbeddedPositions(t *testing.T) {
 			"data:",
 			"  config.conf: " + header,
 		}
-		for _, l := range strings.Split(body, "\n") {
-			lines = append(lines, l)
-		}
+		lines = append(lines, strings.Split(body, "\n")...)
 		return strings.Join(lines, eol) + eol
 	}
 	body := "    apiVersion: kubeproxy.config.k8s.io/v1alpha1\n    kind: KubeProxyConfiguration\n    mode: ipvs"

@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -16,10 +15,9 @@ import (
 )
 
 var (
-	manifestRe  = regexp.MustCompile(`(?m)^[ \t\-]*["']?(apiVersion|kind)["']?[ \t]*:`)
-	templateRe  = regexp.MustCompile(`\{\{|\{%|<%|\$\{[A-Za-z_]|@@[A-Za-z_]`)
-	yamlLineRe  = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	kpcMarkerRe = regexp.MustCompile(`KubeProxyConfiguration|ClusterConfiguration`)
+	manifestRe = regexp.MustCompile(`(?m)^[ \t\-]*["']?(apiVersion|kind)["']?[ \t]*:`)
+	templateRe = regexp.MustCompile(`\{\{|\{%|<%|\$\{[A-Za-z_]|@@[A-Za-z_]`)
+	yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
 // looksLikeManifest reports whether content declares Kubernetes-style apiVersion or kind keys,
@@ -172,13 +170,6 @@ func identify(d *checker.Document) {
 	d.Kind = d.Str(checker.Path{"kind"})
 	d.Name = d.Str(checker.Path{"metadata", "name"})
 	d.Namespace = d.Str(checker.Path{"metadata", "namespace"})
-}
-
-func describe(d *checker.Document) string {
-	if d.Kind == "" {
-		return fmt.Sprintf("document %d", d.Index)
-	}
-	return d.Kind
 }
 
 var anchorRe = regexp.MustCompile(`unknown anchor '([^']*)'`)

@@ -189,7 +189,7 @@ func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem
 		if err != nil {
 			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: "cannot read: " + unwrapPathError(err).Error()}}
 		}
-		defer fh.Close()
+		defer func() { _ = fh.Close() }()
 		content, err = io.ReadAll(io.LimitReader(fh, maxSize+1))
 		if err != nil {
 			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: "cannot read: " + unwrapPathError(err).Error()}}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -257,7 +258,7 @@ func TestWriteOutputAtomic(t *testing.T) {
 	}
 	// A failing formatter leaves the previous file alone and no temporary file behind.
 	boom := errString("formatter failed")
-	if err := writeOutput(nil, path, func(w io.Writer) error { _, _ = w.Write([]byte("partial")); return boom }); err != boom {
+	if err := writeOutput(nil, path, func(w io.Writer) error { _, _ = w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the formatter's error", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "first" {

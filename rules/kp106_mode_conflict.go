@@ -1,0 +1,216 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP106 flags sources for the same kube-proxy that disagree on the proxy mode.
+var KP106 = &checker.Rule{
+	ID:       "KP106",
+	Name:     "mode-conflict",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"DaemonSet", "Pod", "KubeProxyConfiguration", "ConfigMap", "ClusterConfiguration"},
+	Doc: checker.Doc{
+		Title: "sources for the same kube-proxy set different proxy modes",
+		Why: `When the repository says two different things about one kube-proxy's mode, only one of them
+is true, and a reader (or the next change) easily picks the wrong one. The rule reports:
+
+- a ` + "`--proxy-mode`" + ` flag next to ` + "`--config`" + ` whose value differs from the mode kube-proxy runs with.
+  With ` + "`--config`" + ` kube-proxy ignores ` + "`--proxy-mode`" + ` (kubernetes#98302) and takes the file's ` + "`mode`" + `, or
+  the default mode of the target version when the file sets none (iptables through 1.39, nftables
+  from 1.40). The finding is at the flag; the related locations show the file's ` + "`mode`" + ` line (or
+  its ` + "`kind`" + ` line when it has none) and how ` + "`--config`" + ` was resolved (volume mount, volume,
+  ConfigMap key).
+- a kubeadm configuration (a file with a ` + "`ClusterConfiguration`" + ` and a ` + "`KubeProxyConfiguration`" + `
+  document) whose mode differs from the ` + "`kube-system/kube-proxy`" + ` ConfigMap (` + "`config.conf`" + `) in the
+  same repository. kubeadm writes that ConfigMap from its own configuration on ` + "`kubeadm init`" + ` and
+  ` + "`kubeadm upgrade`" + `, so the ConfigMap's mode is undone by the next upgrade (or the kubeadm file no
+  longer describes the cluster). The finding is at the ConfigMap's ` + "`mode`" + `; the related location is
+  the kubeadm document's. When several of each are present, each ConfigMap is compared with the
+  kubeadm configurations nearest to it in the directory tree.
+
+Modes are compared as kube-proxy would run them at the target version: an unset mode counts as the
+default of that version.
+
+A conflicting ` + "`--proxy-mode`" + ` is also reported by KP201 (flag-ignored-by-config). That is intended:
+KP106 reports the disagreement, KP201 the dead flag and its fix.`,
+		Remediation: `Decide which mode is meant and write it in the one place kube-proxy reads: the configuration
+file's ` + "`mode`" + ` (then delete ` + "`--proxy-mode`" + `), and in a kubeadm cluster the ` + "`KubeProxyConfiguration`" + `
+document of the kubeadm configuration as well as the ConfigMap.`,
+		Before: `containers:
+- name: kube-proxy
+  command: [kube-proxy, --config=/var/lib/kube-proxy/config.conf, --proxy-mode=ipvs]
+---
+# config.conf in the kube-proxy ConfigMap
+mode: iptables
+`,
+		After: `containers:
+- name: kube-proxy
+  command: [kube-proxy, --config=/var/lib/kube-proxy/config.conf]
+---
+# config.conf in the kube-proxy ConfigMap
+mode: iptables
+`,
+		Since: "0.1.0",
+	},
+	Run: runKP106,
+}
+
+func runKP106(p *checker.Pass) error {
+	for _, in := range p.Workspace.Instances {
+		kp106Flag(p, in)
+	}
+	kp106Kubeadm(p)
+	return nil
+}
+
+// kp106Flag reports a --proxy-mode that differs from the mode of the --config file.
+func kp106Flag(p *checker.Pass, in *checker.Instance) {
+	if in.Workload == nil || in.Flag("config") == nil || in.Config == nil {
+		return
+	}
+	fl := in.Flag("proxy-mode")
+	if fl == nil || !fl.HasValue || fl.Value == "" {
+		return
+	}
+	m := in.Mode(p.Target)
+	if m.Origin == checker.OriginUnknown || fl.Value == m.Value {
+		return
+	}
+	var msg string
+	var rel checker.Related
+	if m.Origin == checker.OriginConfig {
+		msg = fmt.Sprintf("--proxy-mode=%s conflicts with mode %s in the config file: kube-proxy ignores the flag because --config is set and runs in mode %s", fl.Value, m.Value, m.Value)
+		pos, end, _ := in.Config.ValuePos(checker.Path{"mode"})
+		rel = checker.Related{Pos: pos, End: end, Message: "the config file sets mode " + m.Value}
+	} else {
+		msg = fmt.Sprintf("--proxy-mode=%s conflicts with the config file, which does not set mode: kube-proxy ignores the flag because --config is set and runs in the default mode %s at target %s", fl.Value, m.Value, p.Target)
+		pos, end := in.Config.KindPos()
+		rel = checker.Related{Pos: pos, End: end, Message: "the config file in use does not set mode"}
+	}
+	p.Report(checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
+		Related: append([]checker.Related{rel}, instanceRelated(in)...)})
+}
+
+// kp106Source is a KubeProxyConfiguration document and the mode it gives at the target.
+type kp106Source struct {
+	doc  *checker.Document
+	mode string
+	set  bool
+}
+
+func kp106SourceOf(d *checker.Document, t checker.Version) kp106Source {
+	if m := strings.TrimSpace(d.Str(checker.Path{"mode"})); m != "" {
+		return kp106Source{doc: d, mode: m, set: true}
+	}
+	return kp106Source{doc: d, mode: checker.DefaultMode(t, false)}
+}
+
+// where returns the position of the source's mode line, or of its kind line when mode is unset.
+func (s kp106Source) where() (checker.Position, checker.Position) {
+	if pos, end, ok := s.doc.ValuePos(checker.Path{"mode"}); ok && s.set {
+		return pos, end
+	}
+	return s.doc.KindPos()
+}
+
+func (s kp106Source) describe(t checker.Version) string {
+	if s.set {
+		return "sets mode " + s.mode
+	}
+	return fmt.Sprintf("does not set mode (default %s at target %s)", s.mode, t)
+}
+
+// kp106Kubeadm compares kubeadm configurations with the kube-system/kube-proxy ConfigMap.
+func kp106Kubeadm(p *checker.Pass) {
+	var kubeadm, cms []kp106Source
+	for _, f := range p.Workspace.Files {
+		var cluster, kpc *checker.Document
+		skip := false
+		for _, d := range f.Docs {
+			switch {
+			case d.Kind == "ClusterConfiguration" && strings.HasPrefix(d.APIVersion, "kubeadm.k8s.io/"):
+				cluster = d
+			case d.Kind == "KubeProxyConfiguration" && kpc == nil:
+				kpc = d
+			case d.Kind == "InitConfiguration" && kp106SkipsProxy(d):
+				skip = true
+			}
+			if d.Kind == "ConfigMap" && d.Name == "kube-proxy" && (d.Namespace == "kube-system" || d.Namespace == "") {
+				for _, e := range d.Embedded {
+					if e.Kind == "KubeProxyConfiguration" && e.ParentPath.String() == "data.config.conf" {
+						cms = append(cms, kp106SourceOf(e, p.Target))
+					}
+				}
+			}
+		}
+		if !skip && cluster != nil && kpc != nil && !strings.EqualFold(cluster.Str(checker.Path{"proxy", "disabled"}), "true") {
+			kubeadm = append(kubeadm, kp106SourceOf(kpc, p.Target))
+		}
+	}
+	for _, cm := range cms {
+		for _, ka := range kp106Nearest(cm, kubeadm) {
+			if ka.mode == cm.mode {
+				continue
+			}
+			pos, end := cm.where()
+			kpos, kend := ka.where()
+			kfile := ka.doc.File.Outer().Path
+			msg := fmt.Sprintf("kube-proxy ConfigMap kube-system/kube-proxy %s, but the kubeadm config in %s %s: kubeadm init and upgrade rewrite the ConfigMap from the kubeadm config", cm.describe(p.Target), kfile, ka.describe(p.Target))
+			p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: cm.doc.Ref(), Path: checker.Path{"mode"},
+				Related: []checker.Related{{Pos: kpos, End: kend, Message: "the kubeadm KubeProxyConfiguration " + ka.describe(p.Target)}}})
+		}
+	}
+}
+
+// kp106SkipsProxy reports whether a kubeadm InitConfiguration skips the kube-proxy addon.
+func kp106SkipsProxy(d *checker.Document) bool {
+	_, n := d.Lookup(checker.Path{"skipPhases"})
+	if n == nil {
+		return false
+	}
+	for _, c := range n.Content {
+		if c.Value == "addon/kube-proxy" || c.Value == "addon" {
+			return true
+		}
+	}
+	return false
+}
+
+// kp106Nearest returns the kubeadm sources whose directory shares the longest prefix with the
+// ConfigMap's directory.
+func kp106Nearest(cm kp106Source, all []kp106Source) []kp106Source {
+	dir := path.Dir(cm.doc.File.Outer().Path)
+	best := -1
+	var out []kp106Source
+	for _, ka := range all {
+		n := kp106CommonDirs(dir, path.Dir(ka.doc.File.Outer().Path))
+		switch {
+		case n > best:
+			best, out = n, []kp106Source{ka}
+		case n == best:
+			out = append(out, ka)
+		}
+	}
+	return out
+}
+
+// kp106CommonDirs counts the leading directory names two slash paths share.
+func kp106CommonDirs(a, b string) int {
+	if a == "." {
+		a = ""
+	}
+	if b == "." {
+		b = ""
+	}
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] && as[n] != "" {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,309 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP201 flags command-line flags that kube-proxy ignores because it runs with --config.
+var KP201 = &checker.Rule{
+	ID:       "KP201",
+	Name:     "flag-ignored-by-config",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"DaemonSet", "Pod", "Deployment", "KubeProxyConfiguration", "ConfigMap"},
+	Doc: checker.Doc{
+		Title: "flag that kube-proxy ignores because --config is set",
+		Why: `When kube-proxy runs with ` + "`--config`" + `, the configuration built from the command line is replaced by
+the file. Only ` + "`--config`" + `, ` + "`--write-config-to`" + `, ` + "`--cleanup`" + `, ` + "`--init-only`" + `, ` + "`--master`" + `,
+` + "`--hostname-override`" + `, the logging flags (` + "`-v`" + `, ` + "`--vmodule`" + `, ` + "`--logging-format`" + `,
+` + "`--log-flush-frequency`" + `, ` + "`--log-*`" + `), ` + "`--version`" + `, ` + "`--help`" + ` and, on Windows, ` + "`--windows-service`" + ` are still
+read. Every other flag — ` + "`--proxy-mode`" + `, ` + "`--feature-gates`" + `, ` + "`--kubeconfig`" + `, ` + "`--nodeport-addresses`" + `,
+` + "`--ipvs-*`" + `, ` + "`--iptables-*`" + `, ` + "`--conntrack-*`" + `, ` + "`--masquerade-all`" + `, ` + "`--cluster-cidr`" + `,
+` + "`--bind-address`" + ` and so on — is silently ignored (kubernetes#98302, never fixed). A manifest that passes
+` + "`--proxy-mode=ipvs`" + ` next to ` + "`--config`" + ` reads as if the cluster ran ipvs while kube-proxy runs whatever
+the file says.
+
+The rule reports each ignored flag at the flag, inside the ` + "`command`" + `/` + "`args`" + ` item or the ` + "`sh -c`" + `
+script, and compares it with the configuration file when the file is in the linted files: the flag
+is redundant when the file already has the same value; otherwise the message says which value
+applies (the file's, or its default when the file does not set it).
+
+A ` + "`--proxy-mode`" + ` that differs from the file's mode is also reported by KP106 (mode-conflict). That is
+intended: KP106 is about the two sources disagreeing on the mode, KP201 about the dead flag.`,
+		Remediation: `Set the value in the configuration file and delete the flag. The fix removes the flag (the
+whole ` + "`args`" + ` item, or the words in the script) only where that cannot lose anything: when the file
+already has the same value, or the flag has no effect at all (an empty value, ` + "`--proxy-port-range`" + `).
+When the file lacks the value or has another one, decide which value is meant, write it into the
+file, then delete the flag.`,
+		Before: `# config.conf in the kube-proxy ConfigMap sets mode: iptables
+containers:
+- name: kube-proxy
+  command:
+  - /usr/local/bin/kube-proxy
+  - --config=/var/lib/kube-proxy/config.conf
+  - --proxy-mode=iptables
+`,
+		After: `# config.conf in the kube-proxy ConfigMap sets mode: iptables
+containers:
+- name: kube-proxy
+  command:
+  - /usr/local/bin/kube-proxy
+  - --config=/var/lib/kube-proxy/config.conf
+`,
+		Since: "0.1.0",
+	},
+	Run: runKP201,
+}
+
+func runKP201(p *checker.Pass) error {
+	for _, in := range p.Workspace.Instances {
+		if in.Workload == nil || in.Flag("config") == nil {
+			continue
+		}
+		mode := in.Mode(p.Target)
+		for i := range in.Flags {
+			fl := &in.Flags[i]
+			if !checker.IgnoredWithConfig(fl.Name) {
+				continue
+			}
+			msg, rel, safe := kp201Explain(p.Target, in, fl, mode)
+			f := checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
+				Related: append(rel, instanceRelated(in)...)}
+			if safe && len(fl.Remove) > 0 {
+				f.Fixes = []checker.Fix{{Message: "Remove the ignored flag --" + fl.Name, Edits: fl.Remove}}
+			}
+			p.Report(f)
+		}
+	}
+	return nil
+}
+
+// kp201Kind is how a flag's value compares with its configuration field.
+type kp201Kind int
+
+const (
+	kp201String kp201Kind = iota
+	kp201Duration
+	kp201Bool
+	kp201Int
+	kp201List
+	kp201Gates
+)
+
+// kp201Fields maps kube-proxy flags to their KubeProxyConfiguration fields. The sync-period and
+// masquerade-all flags depend on the mode and are handled in kp201Field.
+var kp201Fields = map[string]struct {
+	path string
+	kind kp201Kind
+}{
+	"proxy-mode":                        {"mode", kp201String},
+	"feature-gates":                     {"featureGates", kp201Gates},
+	"kubeconfig":                        {"clientConnection.kubeconfig", kp201String},
+	"kube-api-qps":                      {"clientConnection.qps", kp201Int},
+	"kube-api-burst":                    {"clientConnection.burst", kp201Int},
+	"kube-api-content-type":             {"clientConnection.contentType", kp201String},
+	"nodeport-addresses":                {"nodePortAddresses", kp201List},
+	"cluster-cidr":                      {"clusterCIDR", kp201String},
+	"bind-address":                      {"bindAddress", kp201String},
+	"bind-address-hard-fail":            {"bindAddressHardFail", kp201Bool},
+	"healthz-bind-address":              {"healthzBindAddress", kp201String},
+	"metrics-bind-address":              {"metricsBindAddress", kp201String},
+	"profiling":                         {"enableProfiling", kp201Bool},
+	"show-hidden-metrics-for-version":   {"showHiddenMetricsForVersion", kp201String},
+	"oom-score-adj":                     {"oomScoreAdj", kp201Int},
+	"config-sync-period":                {"configSyncPeriod", kp201Duration},
+	"detect-local-mode":                 {"detectLocalMode", kp201String},
+	"pod-bridge-interface":              {"detectLocal.bridgeInterface", kp201String},
+	"pod-interface-name-prefix":         {"detectLocal.interfaceNamePrefix", kp201String},
+	"iptables-masquerade-bit":           {"iptables.masqueradeBit", kp201Int},
+	"iptables-localhost-nodeports":      {"iptables.localhostNodePorts", kp201Bool},
+	"ipvs-scheduler":                    {"ipvs.scheduler", kp201String},
+	"ipvs-sync-period":                  {"ipvs.syncPeriod", kp201Duration},
+	"ipvs-min-sync-period":              {"ipvs.minSyncPeriod", kp201Duration},
+	"ipvs-strict-arp":                   {"ipvs.strictARP", kp201Bool},
+	"ipvs-exclude-cidrs":                {"ipvs.excludeCIDRs", kp201List},
+	"ipvs-tcp-timeout":                  {"ipvs.tcpTimeout", kp201Duration},
+	"ipvs-tcpfin-timeout":               {"ipvs.tcpFinTimeout", kp201Duration},
+	"ipvs-udp-timeout":                  {"ipvs.udpTimeout", kp201Duration},
+	"conntrack-max-per-core":            {"conntrack.maxPerCore", kp201Int},
+	"conntrack-min":                     {"conntrack.min", kp201Int},
+	"conntrack-tcp-timeout-established": {"conntrack.tcpEstablishedTimeout", kp201Duration},
+	"conntrack-tcp-timeout-close-wait":  {"conntrack.tcpCloseWaitTimeout", kp201Duration},
+	"conntrack-tcp-be-liberal":          {"conntrack.tcpBeLiberal", kp201Bool},
+	"conntrack-udp-timeout":             {"conntrack.udpTimeout", kp201Duration},
+	"conntrack-udp-timeout-stream":      {"conntrack.udpStreamTimeout", kp201Duration},
+	"proxy-port-range":                  {"portRange", kp201String},
+	"network-name":                      {"winkernel.networkName", kp201String},
+	"source-vip":                        {"winkernel.sourceVip", kp201String},
+	"enable-dsr":                        {"winkernel.enableDSR", kp201Bool},
+	"root-hns-endpoint-name":            {"winkernel.rootHnsEndpointName", kp201String},
+	"forward-healthcheck-vip":           {"winkernel.forwardHealthCheckVip", kp201Bool},
+}
+
+// kp201Field returns the configuration field that flag name sets, for the given mode.
+func kp201Field(name, mode string) (checker.Path, kp201Kind, bool) {
+	section := "iptables"
+	if mode == checker.ModeNFTables {
+		section = "nftables"
+	}
+	switch name {
+	case "masquerade-all":
+		return checker.Path{section, "masqueradeAll"}, kp201Bool, true
+	case "iptables-sync-period":
+		return checker.Path{section, "syncPeriod"}, kp201Duration, true
+	case "iptables-min-sync-period":
+		return checker.Path{section, "minSyncPeriod"}, kp201Duration, true
+	}
+	f, ok := kp201Fields[name]
+	if !ok {
+		return nil, 0, false
+	}
+	return checker.Path(strings.Split(f.path, ".")), f.kind, true
+}
+
+// kp201Explain returns the message for ignored flag fl, related locations in the configuration
+// file, and whether removing the flag is safe (the file already has the value, or the flag has
+// no effect anyway).
+func kp201Explain(t checker.Version, in *checker.Instance, fl *checker.Flag, mode checker.Setting) (string, []checker.Related, bool) {
+	msg := fmt.Sprintf("kube-proxy ignores %s because --config is set (kubernetes#98302)", flagText(fl))
+	if fl.Name == "proxy-port-range" || (fl.HasValue && strings.TrimSpace(fl.Value) == "") {
+		return msg + ": the flag has no effect, remove it", nil, true
+	}
+	doc := in.Config
+	if doc == nil {
+		if in.ConfigUnresolved != "" {
+			return msg + "; set the value in the config file instead (" + in.ConfigUnresolved + ")", nil, false
+		}
+		return msg + "; set the value in the config file instead", nil, false
+	}
+	path, kind, ok := kp201Field(fl.Name, mode.Value)
+	if !ok {
+		return msg, nil, false
+	}
+	field := path.String()
+	k, v := doc.Lookup(path)
+	if v == nil || (v.Kind == yaml.ScalarNode && (v.ShortTag() == "!!null" || (v.Value == "" && kind == kp201String))) {
+		pos, end := doc.AbsentPos(path)
+		rel := []checker.Related{{Pos: pos, End: end, Message: "the config file in use does not set " + field}}
+		if fl.Name == "proxy-mode" {
+			return fmt.Sprintf("%s: the config file does not set mode, so kube-proxy runs in the default mode %s at target %s; move the value into the config file", msg, mode.Value, t), rel, false
+		}
+		return fmt.Sprintf("%s: the config file does not set %s, so its default applies; move the value into the config file", msg, field), rel, false
+	}
+	cfg := kp201Display(v)
+	var rel []checker.Related
+	if k != nil {
+		rel = append(rel, checker.Related{Pos: doc.NodePos(k), End: doc.NodeEnd(k), Message: "the config file sets " + field + " " + cfg})
+	}
+	if kind == kp201Gates {
+		return kp201CompareGates(msg, fl, v, rel)
+	}
+	if kp201Same(kind, fl, v) {
+		return fmt.Sprintf("%s: the flag is redundant, the config file already sets %s %s", msg, field, cfg), rel, true
+	}
+	return fmt.Sprintf("%s: %s %s from the config file applies", msg, field, cfg), rel, false
+}
+
+// kp201CompareGates compares a --feature-gates flag with the configuration's featureGates map.
+func kp201CompareGates(msg string, fl *checker.Flag, v *yaml.Node, rel []checker.Related) (string, []checker.Related, bool) {
+	if v.Kind != yaml.MappingNode {
+		return msg + ": the config file's featureGates apply", rel, false
+	}
+	cfg := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		cfg[v.Content[i].Value] = v.Content[i+1]
+	}
+	var missing, differ []string
+	for _, kv := range strings.Split(fl.Value, ",") {
+		name, raw, _ := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		want, err := strconv.ParseBool(strings.TrimSpace(raw))
+		n, ok := cfg[name]
+		switch {
+		case !ok:
+			missing = append(missing, name)
+		default:
+			if got, ok := yaml11Bool(n); err != nil || !ok || got != want {
+				differ = append(differ, name+"="+n.Value)
+			}
+		}
+	}
+	switch {
+	case len(missing) == 0 && len(differ) == 0:
+		return msg + ": the flag is redundant, the config file's featureGates already set the same gates", rel, true
+	case len(differ) > 0:
+		return msg + ": the config file's featureGates apply (" + strings.Join(differ, ", ") + ")", rel, false
+	}
+	return msg + ": the config file's featureGates do not set " + strings.Join(missing, ", ") + "; move the gates into the config file", rel, false
+}
+
+// kp201Same reports whether the flag's value equals configuration value v.
+func kp201Same(kind kp201Kind, fl *checker.Flag, v *yaml.Node) bool {
+	fv := strings.TrimSpace(fl.Value)
+	switch kind {
+	case kp201Bool:
+		want := true
+		if fl.HasValue {
+			var err error
+			if want, err = strconv.ParseBool(fv); err != nil {
+				return false
+			}
+		}
+		got, ok := yaml11Bool(v)
+		return ok && got == want
+	case kp201Duration:
+		a, err1 := time.ParseDuration(fv)
+		b, err2 := time.ParseDuration(v.Value)
+		return err1 == nil && err2 == nil && v.Kind == yaml.ScalarNode && a == b
+	case kp201Int:
+		a, err1 := strconv.ParseInt(fv, 10, 64)
+		b, err2 := strconv.ParseInt(v.Value, 10, 64)
+		return err1 == nil && err2 == nil && v.Kind == yaml.ScalarNode && a == b
+	case kp201List:
+		if v.Kind != yaml.SequenceNode {
+			return false
+		}
+		var a, b []string
+		for _, s := range strings.Split(fv, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				a = append(a, s)
+			}
+		}
+		for _, n := range v.Content {
+			b = append(b, n.Value)
+		}
+		sort.Strings(a)
+		sort.Strings(b)
+		return strings.Join(a, ",") == strings.Join(b, ",")
+	}
+	return v.Kind == yaml.ScalarNode && v.Value == fv
+}
+
+// kp201Display renders a configuration value for messages.
+func kp201Display(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.SequenceNode:
+		var s []string
+		for _, n := range v.Content {
+			s = append(s, n.Value)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	case yaml.MappingNode:
+		var s []string
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			s = append(s, v.Content[i].Value+": "+v.Content[i+1].Value)
+		}
+		return "{" + strings.Join(s, ", ") + "}"
+	}
+	return v.Value
+}
