@@ -18,7 +18,7 @@ func TestReadmeListsRules(t *testing.T) {
 	}
 	readme := string(b)
 	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\| \[(KP\d{3})\]\(docs/rules/(KP\d{3})\.md\) \| ` + "`([a-z0-9-]+)`").FindAllStringSubmatch(readme, -1) {
+	for _, m := range regexp.MustCompile(`\| \[(KP\d{3})\]\(docs/rules/(KP\d{3})\.md\) \| `+"`([a-z0-9-]+)`").FindAllStringSubmatch(readme, -1) {
 		if m[1] != m[2] {
 			t.Errorf("README links %s to the doc of %s", m[1], m[2])
 		}
