@@ -158,7 +158,7 @@ func TestFeatureGatesYAML11AndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &File{Path: "f", Content: []byte(src), Lines: NewLineIndex([]byte(src))}
-	in := &Instance{Config: &Document{File: f, Node: doc.Content[0]}}
+	in := &Instance{Kind: InstanceConfig, Config: &Document{File: f, Node: doc.Content[0]}}
 	got := map[string]string{}
 	for _, g := range in.FeatureGates() {
 		got[g.Name] = strconv.FormatBool(g.Value) + "/" + strconv.FormatBool(g.Invalid)

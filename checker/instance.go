@@ -8,9 +8,32 @@ import (
 	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
 )
 
+// InstanceKind says where an instance was found.
+type InstanceKind int
+
+// Instance kinds.
+const (
+	// InstanceWorkload is a container of a Pod, DaemonSet or other workload running kube-proxy.
+	InstanceWorkload InstanceKind = iota
+	// InstanceConfig is a KubeProxyConfiguration that no workload in the repository uses.
+	InstanceConfig
+	// InstanceCommand is a kube-proxy command line outside manifests: a script, a systemd
+	// unit, a flag file.
+	InstanceCommand
+	// InstanceInstaller is a kube-proxy configured through an installer or distribution
+	// (kubeadm, kind, kops, kubespray, k3s, Talos, EKS, ...).
+	InstanceInstaller
+)
+
 // Instance is one kube-proxy: a workload container that runs it, or a KubeProxyConfiguration
 // that no workload in the repository points at.
 type Instance struct {
+	Kind InstanceKind
+	// Source is the file holding an InstanceCommand's command line.
+	Source *File
+	// Program spans the kube-proxy program word of a command line, where findings about
+	// absent flags go.
+	Program, ProgramEnd Position
 	// Label describes the instance for messages: "DaemonSet kube-system/kube-proxy, container kube-proxy".
 	Label string
 	// Workload is the document running kube-proxy; nil for a standalone configuration.
@@ -36,7 +59,8 @@ type Flag struct {
 	Name     string
 	Value    string
 	HasValue bool
-	// Doc and Node are the document and the scalar that hold the flag.
+	// Doc and Node are the document and the scalar that hold the flag; both are nil for flags
+	// in text files (scripts, units, flag files).
 	Doc  *Document
 	Node *yaml.Node
 	// NodePath is the field path of Node.
@@ -59,7 +83,9 @@ func (in *Instance) Flag(name string) *Flag {
 }
 
 // HasConfigFlag reports whether kube-proxy runs with --config.
-func (in *Instance) HasConfigFlag() bool { return in.Workload == nil || in.Flag("config") != nil }
+func (in *Instance) HasConfigFlag() bool {
+	return in.Kind == InstanceConfig || in.Flag("config") != nil
+}
 
 // KPC returns the typed configuration, or nil.
 func (in *Instance) KPC() *kpv1.KubeProxyConfiguration {

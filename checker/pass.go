@@ -45,5 +45,9 @@ func (p *Pass) ReportValue(doc *Document, path Path, sev Severity, msg string, f
 
 // ReportFlag reports on a command-line flag.
 func (p *Pass) ReportFlag(f *Flag, sev Severity, msg string, fixes ...Fix) {
-	p.Report(Finding{Severity: sev, Message: msg, Pos: f.Pos, End: f.End, Object: f.Doc.Ref(), Path: f.NodePath, Fixes: fixes})
+	var obj *ObjectRef
+	if f.Doc != nil {
+		obj = f.Doc.Ref()
+	}
+	p.Report(Finding{Severity: sev, Message: msg, Pos: f.Pos, End: f.End, Object: obj, Path: f.NodePath, Fixes: fixes})
 }

@@ -76,6 +76,7 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 			}
 			windows := windows || exe
 			in := &checker.Instance{
+				Kind:      checker.InstanceWorkload,
 				Label:     workloadLabel(d, c),
 				Workload:  d,
 				Container: cpath,
@@ -95,7 +96,7 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 			if d.Parent != nil {
 				label = "KubeProxyConfiguration in " + d.Parent.Ref().String() + " key " + d.ParentPath[len(d.ParentPath)-1]
 			}
-			out = append(out, &checker.Instance{Label: label, Config: d, Windows: windowsConfig(d)})
+			out = append(out, &checker.Instance{Kind: checker.InstanceConfig, Label: label, Config: d, Windows: windowsConfig(d)})
 		}
 	}
 	return out

@@ -174,4 +174,12 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 	sort.SliceStable(ws.Problems, func(i, j int) bool { return ws.Problems[i].Pos.Less(ws.Problems[j].Pos) })
 	ws.Target = detectTarget(ws, target)
 	ws.Instances = findInstances(ws)
+	for _, find := range instanceFinders {
+		ws.Instances = append(ws.Instances, find(ws)...)
+	}
 }
+
+// instanceFinders find kube-proxy instances in other sources than workloads and standalone
+// configurations (scripts, units, installer configs). Each source file registers its finder
+// in an init function; they run in registration order after the built-in finder.
+var instanceFinders []func(ws *checker.Workspace) []*checker.Instance

@@ -1,14 +1,12 @@
 package load
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -24,27 +22,6 @@ type input struct {
 
 // skipDirs are never descended into.
 var skipDirs = map[string]bool{".git": true, "vendor": true, "node_modules": true}
-
-var kpcRe = regexp.MustCompile(`kind:\s*["']?KubeProxyConfiguration`)
-
-func looksLikeKPC(b []byte) bool { return kpcRe.Match(b) }
-
-func isYAMLName(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
-}
-
-// maybeConfigName is a file that could hold a KubeProxyConfiguration under another name.
-func maybeConfigName(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".conf", ".cfg", ".config", "":
-		return true
-	}
-	return false
-}
 
 // collect expands the paths into the files to load.
 func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
@@ -167,7 +144,7 @@ func walkDir(root, dir string, seen map[string]bool) ([]input, []checker.LoadPro
 		if !e.Type().IsRegular() {
 			return nil
 		}
-		if !isYAMLName(path) && !maybeConfigName(path) {
+		if !wantName(path) {
 			return nil
 		}
 		if seen[path] {
@@ -198,21 +175,21 @@ func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem
 			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: fmt.Sprintf("file is larger than %d bytes; skipped (see --max-file-size)", maxSize)}}
 		}
 	}
-	if !in.explicit && !isYAMLName(in.name) && !looksLikeKPC(content) {
-		return nil, nil
-	}
-	if !isYAMLName(in.name) && in.name != "-" && bytes.IndexByte(content, 0) >= 0 {
-		return nil, nil
-	}
 	f := newFile(in.name, content)
-	if in.explicit && !isYAMLName(in.name) && !looksLikeKPC(content) && !looksLikeManifest(content) {
-		// A named file of another kind: nothing to decode yet.
+	switch classify(in.name, content, in.explicit) {
+	case classYAML:
+		probs := parseFile(f)
+		for _, d := range f.Docs {
+			probs = append(probs, decodeDoc(d)...)
+		}
+		return f, probs
+	case classText:
 		f.Format = checker.FormatText
-		return f, nil
+		var probs []checker.LoadProblem
+		for _, dec := range textDecoders {
+			probs = append(probs, dec(f)...)
+		}
+		return f, probs
 	}
-	probs := parseFile(f)
-	for _, d := range f.Docs {
-		probs = append(probs, decodeDoc(d)...)
-	}
-	return f, probs
+	return nil, nil
 }
