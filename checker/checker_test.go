@@ -178,3 +178,26 @@ func TestFeatureGatesYAML11AndFlags(t *testing.T) {
 		t.Errorf("flag gates: %v", got)
 	}
 }
+
+func TestScopes(t *testing.T) {
+	ws := &Workspace{Scopes: []string{"clusters/a", "clusters/b", "clusters/b/overlays/prod"}}
+	for file, want := range map[string]string{
+		"clusters/a/kube-proxy.yaml":             "clusters/a",
+		"clusters/a/sub/dir/x.yaml":              "clusters/a",
+		"clusters/ab/x.yaml":                     "",
+		"clusters/b/overlays/prod/x.yaml":        "clusters/b/overlays/prod",
+		"clusters/b/overlays/staging/x.yaml":     "clusters/b",
+		"README.yaml":                            "",
+		"clusters/b/overlays/prod/deeper/y.yaml": "clusters/b/overlays/prod",
+	} {
+		if got := ws.ScopeOf(file); got != want {
+			t.Errorf("ScopeOf(%s) = %q, want %q", file, got, want)
+		}
+	}
+	if ws.SameScope("clusters/a/x.yaml", "clusters/b/y.yaml") {
+		t.Error("two clusters share a scope")
+	}
+	if !ws.SameScope("clusters/b/overlays/prod/x.yaml", "clusters/b/base.yaml") || !ws.SameScope("shared/x.yaml", "clusters/a/x.yaml") {
+		t.Error("a scope does not see its enclosing scope")
+	}
+}

@@ -20,6 +20,8 @@ type Workspace struct {
 	// configurations that no workload points at.
 	Instances []*Instance
 	Target    Target
+	// Scopes are the directories that hold a cluster definition (see ScopeOf), sorted.
+	Scopes []string
 	// Problems are load problems: files that could not be read or decoded.
 	Problems []LoadProblem
 }

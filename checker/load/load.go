@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"runtime"
 	"sort"
 	"sync"
@@ -177,6 +178,51 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 	for _, find := range instanceFinders {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
+	ws.Scopes = findScopes(ws)
+}
+
+// scopeKinds are document kinds that define a cluster: installer configurations.
+var scopeKinds = map[string]bool{
+	"ClusterConfiguration": true, "InitConfiguration": true, "Cluster": true, "ClusterConfig": true,
+	"Shoot": true, "KubeProxyConfig": true, "Kustomization": true,
+}
+
+// findScopes lists the directories holding a cluster definition: a kustomization, an
+// installer config, or a workload or command line running kube-proxy.
+func findScopes(ws *checker.Workspace) []string {
+	set := map[string]bool{}
+	add := func(file string) {
+		d := path.Dir(file)
+		if d == "." {
+			d = ""
+		}
+		set[d] = true
+	}
+	for _, f := range ws.Files {
+		switch path.Base(f.Path) {
+		case "kustomization.yaml", "kustomization.yml", "Kustomization":
+			add(f.Path)
+		}
+	}
+	for _, d := range ws.Docs {
+		if scopeKinds[d.Kind] && d.Parent == nil {
+			add(d.File.Path)
+		}
+	}
+	for _, in := range ws.Instances {
+		switch {
+		case in.Workload != nil:
+			add(in.Workload.File.Outer().Path)
+		case in.Source != nil:
+			add(in.Source.Path)
+		}
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // instanceFinders find kube-proxy instances in other sources than workloads and standalone

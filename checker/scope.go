@@ -1,0 +1,34 @@
+package checker
+
+import (
+	"path"
+	"strings"
+)
+
+// Scopes group files by cluster for the cross-file rules (RULES.md §2): a scope is the nearest
+// directory holding a cluster definition (a kustomization, an installer config, a workload
+// running kube-proxy); every file below it belongs to it. Files under no such directory, and
+// all files when the definitions are ambiguous, belong to the repository root scope "".
+
+// ScopeOf returns the scope directory of a file path ("" for the repository root scope).
+func (ws *Workspace) ScopeOf(file string) string {
+	dir := path.Dir(file)
+	if dir == "." {
+		dir = ""
+	}
+	best := ""
+	for _, s := range ws.Scopes {
+		if (s == dir || strings.HasPrefix(dir, s+"/")) && len(s) > len(best) {
+			best = s
+		}
+	}
+	return best
+}
+
+// SameScope reports whether two files belong to the same scope. A file in an enclosing scope
+// is visible to the scopes below it (a shared base directory of several clusters), so a
+// scope also sees the files of its ancestor scopes.
+func (ws *Workspace) SameScope(a, b string) bool {
+	sa, sb := ws.ScopeOf(a), ws.ScopeOf(b)
+	return sa == sb || sa == "" || sb == "" || strings.HasPrefix(sa, sb+"/") || strings.HasPrefix(sb, sa+"/")
+}
