@@ -563,3 +563,14 @@ func mustWrite(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOutputToDevice checks that --output /dev/null writes through instead of trying to
+// replace the device.
+func TestOutputToDevice(t *testing.T) {
+	if _, err := os.Stat(os.DevNull); err != nil {
+		t.Skip("no null device")
+	}
+	if err := writeOutput(nil, os.DevNull, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
+		t.Fatalf("write to %s: %v", os.DevNull, err)
+	}
+}

@@ -103,6 +103,10 @@ func writeOutput(stdout io.Writer, path string, write func(io.Writer) error) err
 	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
+		if st.Mode()&(os.ModeDevice|os.ModeNamedPipe|os.ModeCharDevice) != 0 {
+			// /dev/null, /dev/stderr, a FIFO: nothing to replace atomically, write through.
+			return writeDevice(path, write)
+		}
 		if !st.Mode().IsRegular() {
 			return fmt.Errorf("replace %s: not a regular file", path)
 		}
@@ -175,4 +179,25 @@ func sourceRoot(path string) string {
 		}
 		d = parent
 	}
+}
+
+// writeDevice writes an output to a device or pipe such as /dev/null.
+func writeDevice(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	return nil
 }
