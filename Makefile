@@ -6,7 +6,7 @@ BIN     ?= bin/kube-proxy-lint
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test lint docs bench fmt vet
+.PHONY: all build test lint docs bench fmt vet integration
 
 all: fmt vet build test
 
@@ -25,6 +25,10 @@ lint:
 ## docs: regenerate docs/rules from the rule registry (TestDocsUpToDate checks it)
 docs:
 	$(GO) run ./internal/ruledoc/gen -dir docs/rules
+
+## integration: pre-commit, reviewdog, actionlint and SARIF Multitool end to end (installs them)
+integration:
+	bash scripts/integration.sh
 
 ## bench: run the benchmarks (loader and full run on generated trees)
 bench:

@@ -51,6 +51,9 @@ type Instance struct {
 	// ConfigUnresolved explains why a --config path could not be matched to a document in the
 	// repository; the effective configuration is then unknown.
 	ConfigUnresolved string
+	// Installer describes the installer of an InstanceInstaller (nil for other kinds). Its
+	// extra kube-proxy args are in Flags; an embedded KubeProxyConfiguration is in Config.
+	Installer *Installer
 }
 
 // Flag is one kube-proxy command-line flag.
@@ -84,7 +87,8 @@ func (in *Instance) Flag(name string) *Flag {
 
 // HasConfigFlag reports whether kube-proxy runs with --config.
 func (in *Instance) HasConfigFlag() bool {
-	return in.Kind == InstanceConfig || in.Flag("config") != nil
+	return in.Kind == InstanceConfig || in.Flag("config") != nil ||
+		(in.Kind == InstanceInstaller && in.Config != nil)
 }
 
 // KPC returns the typed configuration, or nil.
@@ -106,11 +110,15 @@ const (
 	OriginDefault
 	OriginFlag
 	OriginConfig
+	// OriginInstaller: an installer setting in the installer's vocabulary (see Installer).
+	OriginInstaller
+	// OriginInstallerDefault: the installer's own default mode at the target.
+	OriginInstallerDefault
 )
 
 // String names the origin.
 func (o Origin) String() string {
-	return [...]string{"unknown", "default", "flag", "config"}[o]
+	return [...]string{"unknown", "default", "flag", "config", "installer", "installer default"}[o]
 }
 
 // Setting is an effective value and where it comes from.
@@ -121,6 +129,8 @@ type Setting struct {
 	Doc  *Document
 	Path Path
 	Flag *Flag
+	// Installer locates an installer setting (also in text sources without Doc).
+	Installer *InstallerSetting
 }
 
 // Where returns the position of the setting's source, and whether there is one.
@@ -128,6 +138,8 @@ func (s Setting) Where() (Position, Position, bool) {
 	switch {
 	case s.Flag != nil:
 		return s.Flag.Pos, s.Flag.End, true
+	case s.Installer != nil && s.Installer.ValuePos.IsValid():
+		return s.Installer.ValuePos, s.Installer.ValueEnd, true
 	case s.Doc != nil:
 		if p, e, ok := s.Doc.KeyPos(s.Path); ok {
 			return p, e, true
@@ -141,6 +153,9 @@ func (s Setting) Where() (Position, Position, bool) {
 // Mode returns the proxy mode kube-proxy runs with at target, after --config, flags and
 // defaults (RULES.md §1).
 func (in *Instance) Mode(target Version) Setting {
+	if in.Installer != nil && in.Config == nil {
+		return in.installerMode(target)
+	}
 	if in.HasConfigFlag() {
 		if in.Config == nil {
 			return Setting{Origin: OriginUnknown}
@@ -214,6 +229,9 @@ func (in *Instance) FeatureGates() []GateSetting {
 			out = append(out, g)
 		}
 	}
+	if in.Installer != nil {
+		out = append(out, in.Installer.Gates...)
+	}
 	return out
 }
 
@@ -264,6 +282,11 @@ func (in *Instance) NodePortAddresses() ([]string, Setting) {
 			}
 		}
 		return out, Setting{Origin: OriginFlag, Flag: f}
+	}
+	if in.Installer != nil {
+		if v, s, ok := in.installerNodePortAddresses(); ok {
+			return v, s
+		}
 	}
 	return nil, Setting{Origin: OriginDefault}
 }

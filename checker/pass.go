@@ -5,7 +5,10 @@ type Pass struct {
 	Rule      *Rule
 	Workspace *Workspace
 	Target    Version
-	report    func(Finding)
+	// Registry is every rule the run knows, enabled or not, when the engine provides it (nil
+	// otherwise); KP900 uses it to recognise the rules a suppression names.
+	Registry []*Rule
+	report   func(Finding)
 }
 
 // NewPass creates a pass that sends findings to report.

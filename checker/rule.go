@@ -20,6 +20,9 @@ type Rule struct {
 	Disabled bool
 	// Kinds lists what the rule looks at, for documentation ("KubeProxyConfiguration", "DaemonSet").
 	Kinds []string
+	// DocURL is where the rule's documentation lives when it is not a generated page under
+	// DocsBaseURL (user policies); URL returns it.
+	DocURL string
 	// Run checks the workspace and reports through the pass. An error means the rule broke,
 	// never that it found a problem.
 	Run func(*Pass) error
@@ -44,12 +47,23 @@ type Doc struct {
 const DocsBaseURL = "https://github.com/kube-proxy-lint/kube-proxy-lint/blob/main/docs/rules/"
 
 // URL returns the rule's documentation address.
-func (r *Rule) URL() string { return DocsBaseURL + r.ID + ".md" }
+func (r *Rule) URL() string {
+	if r.DocURL != "" {
+		return r.DocURL
+	}
+	return DocsBaseURL + r.ID + ".md"
+}
 
 var (
 	idRe   = regexp.MustCompile(`^[A-Z]{2,8}[0-9]{3,4}$`)
 	nameRe = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 )
+
+// ValidID reports whether id is a well-formed rule ID: 2-8 capital letters and 3-4 digits.
+func ValidID(id string) bool { return idRe.MatchString(id) }
+
+// ValidName reports whether name is a well-formed kebab-case rule name.
+func ValidName(name string) bool { return nameRe.MatchString(name) }
 
 // Validate checks a rule set: IDs and names well-formed and unique, docs complete.
 func Validate(rules []*Rule) error {

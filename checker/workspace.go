@@ -58,7 +58,9 @@ type File struct {
 	Templated bool
 
 	// Parent and ParentOffsets are set for virtual files: ParentOffsets[i] is the byte offset
-	// in Parent.Content of Content[i] (one extra entry maps the end).
+	// in Parent.Content of Content[i] (one extra entry maps the end). A nil ParentOffsets
+	// maps offsets one to one: Content is a same-length rewrite of Parent.Content (a template
+	// with its placeholders neutralised).
 	Parent        *File
 	ParentOffsets []int
 }
@@ -76,6 +78,11 @@ func (f *File) OuterOffset(off int) int {
 	for f.Parent != nil {
 		if off < 0 {
 			off = 0
+		}
+		if f.ParentOffsets == nil {
+			off = min(off, len(f.Parent.Content))
+			f = f.Parent
+			continue
 		}
 		if off >= len(f.ParentOffsets) {
 			off = len(f.ParentOffsets) - 1
@@ -113,6 +120,9 @@ type Document struct {
 	ParentPath Path
 	// Embedded lists the documents decoded from this document's scalars.
 	Embedded []*Document
+
+	// generic caches Generic(); see generic.go.
+	generic genericCache
 }
 
 // IssueKind classifies a FieldIssue.
@@ -142,6 +152,14 @@ type FieldIssue struct {
 
 // Ref returns the document's object reference.
 func (d *Document) Ref() *ObjectRef {
+	if d == nil {
+		// Flags of text files (scripts, units) have no document.
+		return nil
+	}
+	if d == nil {
+		// Flags and settings of text files (scripts, INI, Terraform) have no document.
+		return nil
+	}
 	r := &ObjectRef{APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Document: d.Index}
 	if d.Parent != nil {
 		p := d.Parent

@@ -14,6 +14,8 @@ func reportSetting(p *checker.Pass, in *checker.Instance, s checker.Setting, sev
 		p.ReportValue(s.Doc, s.Path, sev, msg, fixes...)
 	case in.Workload != nil:
 		p.ReportKey(in.Workload, in.Container.Append("name"), sev, msg, fixes...)
+	case in.Kind == checker.InstanceCommand:
+		p.Report(checker.Finding{Severity: sev, Message: msg, Pos: in.Program, End: in.ProgramEnd, Fixes: fixes})
 	}
 }
 

@@ -105,6 +105,9 @@ type flagListItem struct {
 // value cannot be mapped to the source, every entry gets the flag's position.
 func flagListItems(fl *checker.Flag) []flagListItem {
 	var out []flagListItem
+	if fl.Doc == nil {
+		return textFlagListItems(fl)
+	}
 	n, from, to, ok := flagValueSpan(fl)
 	if !ok {
 		for _, s := range strings.Split(fl.Value, ",") {

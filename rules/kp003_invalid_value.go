@@ -822,6 +822,9 @@ func (k *kp003) syncFlags(in *checker.Instance, durs map[string]time.Duration, p
 // kp003FlagSub returns the position of bytes [from, to) of a flag's value. It is exact when the
 // value appears verbatim in the source (no quotes or escapes inside it), else it spans the value.
 func kp003FlagSub(f *checker.Flag, from, to int) (checker.Position, checker.Position) {
+	if f.Doc == nil {
+		return textFlagSub(f, from, to)
+	}
 	outer := f.Doc.File.Outer()
 	vp, ve := f.ValuePos, f.ValueEnd
 	if vp.Offset < 0 || ve.Offset > len(outer.Content) || vp.Offset > ve.Offset ||

@@ -40,8 +40,15 @@ not change), recognised by a ` + "`kubernetes.io/os: windows`" + ` nodeSelector,
 or, for a configuration no workload in the repository uses, a non-empty ` + "`winkernel:`" + ` section; a ` + "`--config`" + ` path that cannot be resolved to a file in the repository (the mode is
 unknown, not defaulted); containers that only run ` + "`kube-proxy --cleanup`" + `, ` + "`--version`" + `, ` + "`--help`" + ` or
 ` + "`--write-config-to`" + `. A ` + "`--proxy-mode`" + ` flag passed together with ` + "`--config`" + ` is ignored by kube-proxy, so it
-does not count as setting the mode (KP106 and KP201 report it). Installer configurations (kind, kops,
-kubespray, k3s, Talos, ...) are not checked by this rule yet.`,
+does not count as setting the mode (KP106 and KP201 report it).
+
+Installer configurations are reported only where the installer's own default changes with the
+target version: a kubeadm ` + "`ClusterConfiguration`" + ` without a ` + "`KubeProxyConfiguration`" + ` document (kubeadm
+writes ` + "`mode: iptables`" + ` when unset through 1.39 and defaults to nftables from 1.40; the finding is at
+the ` + "`kind:`" + ` line, and not reported when the repository holds the kube-proxy ConfigMap of that
+cluster, see KP205). Installers that pin a default of their own are not "unset": kind, kops, k3s,
+RKE2, RKE1, EKS, Gardener and AKS default to iptables, Talos to nftables (since Talos 1.8), and
+kubespray to ipvs (KP102 reports that).`,
 		Remediation: `Pin the mode explicitly. The first fix writes ` + "`mode: iptables`" + `, the mode the cluster runs
 today, so an upgrade to 1.40 changes nothing; switch to ` + "`nftables`" + ` later as a deliberate, tested
 change. The second fix writes ` + "`mode: nftables`" + ` directly; use it when the nodes run Linux 5.13 or newer
@@ -87,7 +94,11 @@ func runKP101(p *checker.Pass) error {
 		sev = checker.SeverityError
 	}
 	for _, in := range p.Workspace.Instances {
-		if runsOnWindows(in) {
+		if runsOnWindows(in) || in.IsDisabled() {
+			continue
+		}
+		if installerOnly(in) {
+			kp101Installer(p, in, seen)
 			continue
 		}
 		m := in.Mode(p.Target)
@@ -112,7 +123,7 @@ func runKP101(p *checker.Pass) error {
 }
 
 func kp101NotProxying(in *checker.Instance) bool {
-	if in.Workload == nil {
+	if in.Workload == nil && in.Kind != checker.InstanceCommand {
 		return false
 	}
 	for _, name := range kp101NoProxyFlags {
@@ -181,6 +192,9 @@ func kp101CommandLine(p *checker.Pass, in *checker.Instance) (checker.Finding, b
 			}
 		}
 		return f, true
+	}
+	if in.Kind == checker.InstanceCommand {
+		return kp101TextCommand(p, in)
 	}
 	d := in.Workload
 	if d == nil {

@@ -20,11 +20,25 @@ exits at startup unless the gate is set to true; in 1.43 the ipvs code is delete
 back.
 
 The finding points at the source that decides the mode: the ` + "`mode:`" + ` field of the
-KubeProxyConfiguration in use, or the ` + "`--proxy-mode`" + ` flag when kube-proxy runs without ` + "`--config`" + `.`,
+KubeProxyConfiguration in use, or the ` + "`--proxy-mode`" + ` flag when kube-proxy runs without ` + "`--config`" + `.
+
+Installer configurations count too, in the installer's own words: kind
+` + "`networking.kubeProxyMode: ipvs`" + `, kops ` + "`spec.kubeProxy.proxyMode`" + `, kubespray ` + "`kube_proxy_mode`" + `
+(group_vars, host_vars, INI inventories), k3s/RKE2 ` + "`kube-proxy-arg: [proxy-mode=ipvs]`" + ` and
+` + "`--kube-proxy-arg proxy-mode=ipvs`" + ` on install command lines, RKE1 ` + "`extra_args`" + `, Talos
+` + "`cluster.proxy.mode`" + ` and ` + "`KubeProxyConfig`" + `, EKS add-on configuration values (eksctl and Terraform),
+Gardener ` + "`IPVS`" + `, AKS ` + "`kubeProxyConfig.mode: IPVS`" + `. kubespray's role default is ipvs, so an
+inventory that sets other ` + "`kube_proxy_*`" + ` variables but not ` + "`kube_proxy_mode`" + ` runs ipvs: the finding
+is then at the first of those variables. Values that come from variables or templates
+(` + "`{{ kube_proxy_mode }}`" + `, ` + "`var.mode`" + `) are not reported.`,
 		Remediation: `Plan the move to ` + "`nftables`" + ` (Linux 5.13 or newer on every node) or, as an interim,
 ` + "`iptables`" + `. Before switching, check what depends on ipvs: ` + "`kube-ipvs0`" + `, ` + "`ipvsadm`" + `,
 ` + "`strictARP`" + ` for MetalLB, the ipvs scheduler, NodePorts reached on secondary addresses or on
-` + "`127.0.0.1`" + `. Setting ` + "`KubeProxyIPVS: true`" + ` only defers the break to 1.43.`,
+` + "`127.0.0.1`" + `. Setting ` + "`KubeProxyIPVS: true`" + ` only defers the break to 1.43.
+
+For an installer setting written as a single value (` + "`kube_proxy_mode: ipvs`" + `, Gardener ` + "`mode: IPVS`" + `,
+` + "`proxy-mode=ipvs`" + `) the fix sets it to nftables in the installer's spelling (` + "`NFTables`" + ` for
+Gardener, ` + "`NFTABLES`" + ` for AKS); change it to iptables instead when the nodes are not ready for nftables.`,
 		Before:       "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
 		After:        "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
 		Since:        "0.1.0",
@@ -35,6 +49,9 @@ KubeProxyConfiguration in use, or the ` + "`--proxy-mode`" + ` flag when kube-pr
 
 func runKP102(p *checker.Pass) error {
 	for _, in := range p.Workspace.Instances {
+		if in.IsDisabled() {
+			continue
+		}
 		m := in.Mode(p.Target)
 		if m.Value != checker.ModeIPVS {
 			continue
@@ -54,6 +71,10 @@ func runKP102(p *checker.Pass) error {
 			}
 		case p.Target.AtLeast(37):
 			msg = fmt.Sprintf("kube-proxy mode ipvs is deprecated (target %s); from 1.40 kube-proxy exits unless KubeProxyIPVS is true", p.Target)
+		}
+		if installerOnly(in) {
+			kp102Installer(p, in, m, sev, msg)
+			continue
 		}
 		reportSetting(p, in, m, sev, msg)
 	}

@@ -36,7 +36,13 @@ The rule reports:
 It reads the mode that kube-proxy honours: the ` + "`mode`" + ` field of the configuration in use, or
 ` + "`--proxy-mode`" + ` when kube-proxy runs without ` + "`--config`" + `. A ` + "`--proxy-mode`" + ` passed together with
 ` + "`--config`" + ` is ignored by kube-proxy, so it cannot make kube-proxy exit (KP201 reports it). The
-deprecation and removal of a valid ` + "`ipvs`" + ` mode is KP102's subject; an empty mode is KP101's.`,
+deprecation and removal of a valid ` + "`ipvs`" + ` mode is KP102's subject; an empty mode is KP101's.
+
+Installer settings are checked against the installer's own vocabulary, which is not always
+kube-proxy's: Gardener accepts ` + "`IPTables`" + `, ` + "`IPVS`" + `, ` + "`NFTables`" + ` and AKS ` + "`IPTABLES`" + `, ` + "`IPVS`" + `,
+` + "`NFTABLES`" + ` (so ` + "`IPVS`" + ` there is right), kind also ` + "`none`" + `, while kubespray, kops, Talos and EKS
+pass the value to kube-proxy as it is (so ` + "`IPVS`" + ` there makes kube-proxy exit). A value in the wrong
+case gets a fix to the installer's spelling.`,
 		Remediation: `Write the mode in lowercase, as one of ` + "`iptables`" + ` or ` + "`nftables`" + ` on Linux (` + "`ipvs`" + ` is
 deprecated, see KP102) and ` + "`kernelspace`" + ` on Windows. For the wrong case the fix replaces the value with
 its lowercase spelling. A configuration that sets ` + "`KubeProxyIPVS: false`" + ` must not use ` + "`mode: ipvs`" + `:
@@ -60,7 +66,14 @@ var kp103LinuxModes = []string{checker.ModeIPTables, checker.ModeNFTables, check
 func runKP103(p *checker.Pass) error {
 	seen := findingKeys{}
 	for _, in := range p.Workspace.Instances {
+		if in.IsDisabled() {
+			continue
+		}
 		m := in.Mode(p.Target)
+		if m.Origin == checker.OriginInstaller {
+			kp103Installer(p, in, m, seen)
+			continue
+		}
 		if m.Origin != checker.OriginConfig && m.Origin != checker.OriginFlag {
 			continue
 		}

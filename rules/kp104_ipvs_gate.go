@@ -133,6 +133,9 @@ func kp104Check(t checker.Version, in *checker.Instance, g checker.GateSetting) 
 func kp104Flag(f checker.Finding, g checker.GateSetting) (checker.Finding, checker.Fix, bool) {
 	fl := g.Flag
 	f.Pos, f.End, f.Object, f.Path = fl.Pos, fl.End, fl.Doc.Ref(), fl.NodePath
+	if fl.Doc == nil {
+		return kp104TextFlag(f, g)
+	}
 	d := fl.Doc
 	n, from, to, ok := kp104FlagValue(fl)
 	if !ok {
@@ -192,7 +195,7 @@ func kp104Flag(f checker.Finding, g checker.GateSetting) (checker.Finding, check
 // kp104FlagValue finds the scalar holding the value of flag fl and the value's byte range in
 // it, without surrounding shell quotes.
 func kp104FlagValue(fl *checker.Flag) (*yaml.Node, int, int, bool) {
-	if !fl.HasValue {
+	if !fl.HasValue || fl.Doc == nil {
 		return nil, 0, 0, false
 	}
 	cands := []*yaml.Node{fl.Node}

@@ -77,6 +77,9 @@ func runKP105(p *checker.Pass) error {
 		}
 	}
 	for _, in := range p.Workspace.Instances {
+		if in.Installer != nil {
+			kp105InstallerGates(p, in, report)
+		}
 		if in.HasConfigFlag() {
 			if in.Config != nil {
 				kp105Config(p, in.Config, report)

@@ -37,7 +37,17 @@ Modes are compared as kube-proxy would run them at the target version: an unset 
 default of that version.
 
 A conflicting ` + "`--proxy-mode`" + ` is also reported by KP201 (flag-ignored-by-config). That is intended:
-KP106 reports the disagreement, KP201 the dead flag and its fix.`,
+KP106 reports the disagreement, KP201 the dead flag and its fix.
+
+Installer configurations are compared too:
+
+- an installer's mode setting and a ` + "`proxy-mode`" + ` in its extra args (Talos ` + "`cluster.proxy.mode`" + ` vs
+  ` + "`extraArgs.proxy-mode`" + `, the same in a ` + "`KubeProxyConfig`" + ` document): the extra arg wins, the finding
+  is at it;
+- an installer (kind, kops, kubespray, k3s, Talos, EKS, Gardener, AKS, RKE1) and a kube-proxy
+  ConfigMap or DaemonSet in the same scope that set different modes: the finding is at the
+  ConfigMap's or DaemonSet's mode, the related location at the installer's setting (or where its
+  default applies).`,
 		Remediation: `Decide which mode is meant and write it in the one place kube-proxy reads: the configuration
 file's ` + "`mode`" + ` (then delete ` + "`--proxy-mode`" + `), and in a kubeadm cluster the ` + "`KubeProxyConfiguration`" + `
 document of the kubeadm configuration as well as the ConfigMap.`,
@@ -65,12 +75,13 @@ func runKP106(p *checker.Pass) error {
 		kp106Flag(p, in)
 	}
 	kp106Kubeadm(p)
+	kp106Installers(p)
 	return nil
 }
 
 // kp106Flag reports a --proxy-mode that differs from the mode of the --config file.
 func kp106Flag(p *checker.Pass, in *checker.Instance) {
-	if in.Workload == nil || in.Flag("config") == nil || in.Config == nil {
+	if (in.Workload == nil && in.Kind != checker.InstanceCommand) || in.Flag("config") == nil || in.Config == nil {
 		return
 	}
 	fl := in.Flag("proxy-mode")

@@ -64,7 +64,7 @@ containers:
 
 func runKP201(p *checker.Pass) error {
 	for _, in := range p.Workspace.Instances {
-		if in.Workload == nil || in.Flag("config") == nil {
+		if (in.Workload == nil && in.Kind != checker.InstanceCommand) || in.Flag("config") == nil {
 			continue
 		}
 		mode := in.Mode(p.Target)

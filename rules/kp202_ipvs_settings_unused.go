@@ -29,7 +29,13 @@ Each non-default field is reported at its key: ` + "`scheduler`" + ` not empty, 
 ` + "`minSyncPeriod`" + ` not zero, ` + "`excludeCIDRs`" + ` not empty, ` + "`strictARP: true`" + `, ` + "`tcpTimeout`" + `,
 ` + "`tcpFinTimeout`" + ` or ` + "`udpTimeout`" + ` not zero. Zero values, such as the full ` + "`ipvs:`" + ` block
 that kubeadm writes, are not reported. ` + "`--ipvs-*`" + ` flags are reported when kube-proxy runs
-without ` + "`--config`" + `; with ` + "`--config`" + ` every such flag is ignored and KP201 reports it.`,
+without ` + "`--config`" + `; with ` + "`--config`" + ` every such flag is ignored and KP201 reports it.
+
+Installer ipvs knobs are reported the same way when the installer's kube-proxy does not run in ipvs
+mode: kubespray ` + "`kube_proxy_strict_arp: true`" + ` and ` + "`kube_proxy_scheduler`" + `, kops ` + "`ipvsScheduler`" + ` and the
+other ` + "`ipvs*`" + ` fields, EKS add-on ` + "`ipvs`" + ` values, AKS ` + "`ipvsConfig`" + `, and ` + "`ipvs-*`" + ` entries of k3s
+` + "`kube-proxy-arg`" + `, RKE1 ` + "`extra_args`" + ` and Talos ` + "`extraArgs`" + `. The fix deletes the setting's line when
+it stands alone on it.`,
 		Remediation: `Delete the settings. The fix deletes the whole ` + "`ipvs:`" + ` block when every field in it is
 reported, else the reported field lines (with a comment directly above them), also inside a ConfigMap
 block scalar; for flags it removes the flag and its value. If the ipvs sync periods were meant to apply,
@@ -91,6 +97,10 @@ func runKP202(p *checker.Pass) error {
 	for _, in := range p.Workspace.Instances {
 		if in.HasConfigFlag() {
 			continue // KP201 reports every --ipvs-* flag as ignored.
+		}
+		if installerOnly(in) {
+			kp202Installer(p, in)
+			continue
 		}
 		m := in.Mode(p.Target)
 		if !ipvsUnused(m) {

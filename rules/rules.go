@@ -27,5 +27,14 @@ func All() []*checker.Rule {
 		KP201,
 		KP202,
 		KP203,
+		KP205,
+		KP301,
+		KP302,
+		KP303,
+		KP401,
+		KP402,
+		KP501,
+		KP502,
+		KP900,
 	}
 }

@@ -28,3 +28,29 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSuppressInline measures the suppression processor on 2,000 files, one in ten with
+// a suppression comment, and 2,000 findings.
+func BenchmarkSuppressInline(b *testing.B) {
+	ws := &checker.Workspace{}
+	for i := range 2000 {
+		c := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n")
+		if i%10 == 0 {
+			c = []byte("apiVersion: v1\nkind: ConfigMap\n# kube-proxy-lint:ignore KP101 -- reason\nmetadata:\n  name: x\n")
+		}
+		ws.Files = append(ws.Files, &checker.File{Path: fmt.Sprintf("f%04d.yaml", i), Content: c, Lines: checker.NewLineIndex(c)})
+	}
+	r := rule("KP101", "r", func(p *checker.Pass) error {
+		for _, f := range p.Workspace.Files {
+			at(p, f.Path, 4, "message")
+		}
+		return nil
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := Run(context.Background(), ws, []*checker.Rule{r})
+		if err != nil || len(out.Suppressed) != 200 {
+			b.Fatalf("suppressed %d, err %v", len(out.Suppressed), err)
+		}
+	}
+}

@@ -13,8 +13,14 @@ type dedupeKey struct {
 // dedupe keeps the first of findings with the same rule, position and message. Findings are
 // in rule order here, so "first" is deterministic.
 func dedupe(st *state) error {
-	seen := make(map[dedupeKey]bool, len(st.out.Findings))
-	st.out.Findings = filter(st.out.Findings, func(f *checker.Finding) bool {
+	st.out.Findings = dedupeFindings(st.out.Findings)
+	st.out.Suppressed = dedupeFindings(st.out.Suppressed)
+	return nil
+}
+
+func dedupeFindings(fs []checker.Finding) []checker.Finding {
+	seen := make(map[dedupeKey]bool, len(fs))
+	return filter(fs, func(f *checker.Finding) bool {
 		k := dedupeKey{f.RuleID, f.Pos, f.Message}
 		if seen[k] {
 			return false
@@ -22,5 +28,4 @@ func dedupe(st *state) error {
 		seen[k] = true
 		return true
 	})
-	return nil
 }

@@ -31,6 +31,14 @@ type Outcome struct {
 	// Failures describes each broken rule, in rule order, with the stack of panics, so the
 	// caller can log what the findings only summarise.
 	Failures []Failure
+	// Suppressed are the findings an inline suppression, an ignore annotation or a config
+	// exclusion removed from Findings, each with its Suppressions set; sorted like Findings.
+	// They never count for the exit code.
+	Suppressed []checker.Finding
+	// Notes are informational messages of the processors, such as stale baseline entries.
+	Notes []checker.Note
+	// Baselined counts the findings the baseline removed.
+	Baselined int
 }
 
 // Failure is a rule that panicked or returned an error.
@@ -56,10 +64,16 @@ func Lint(ctx context.Context, ws *checker.Workspace, opts Options) (*Outcome, e
 // internal finding and is counted in Outcome.InternalErrors. The outcome does not depend on
 // scheduling. Run returns an error only when ctx is cancelled or ws is nil.
 func Run(ctx context.Context, ws *checker.Workspace, rules []*checker.Rule) (*Outcome, error) {
+	return RunWith(ctx, ws, rules, Processing{})
+}
+
+// RunWith is Run with the processors configured by proc: suppressions, exclusions, severity
+// overrides, skipped paths and the baseline.
+func RunWith(ctx context.Context, ws *checker.Workspace, rules []*checker.Rule, proc Processing) (*Outcome, error) {
 	if ws == nil {
 		return nil, errors.New("run rules: nil workspace")
 	}
-	st := &state{ctx: ctx, ws: ws, rules: rules, out: &Outcome{}}
+	st := &state{ctx: ctx, ws: ws, rules: rules, out: &Outcome{}, proc: proc}
 	for _, s := range pipeline {
 		if err := s.apply(st); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)

@@ -14,7 +14,8 @@ import (
 )
 
 func TestPipelineOrder(t *testing.T) {
-	want := []string{"run rules", "drop disabled", "dedupe", "sort"}
+	want := []string{"run rules", "drop disabled", "inline suppressions", "exclusions", "skip paths",
+		"severity overrides", "dedupe", "baseline", "new from rev", "sort"}
 	if got := Steps(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("pipeline steps = %q, want %q", got, want)
 	}

@@ -12,6 +12,7 @@ type state struct {
 	ws    *checker.Workspace
 	rules []*checker.Rule
 	out   *Outcome
+	proc  Processing
 }
 
 // step is one named processor.
@@ -22,13 +23,24 @@ type step struct {
 
 // pipeline is the order of the processors. The order matters: findings of rules that are not
 // enabled are dropped before deduplication so they cannot shadow an enabled rule's finding,
-// and sorting comes last so that nothing reorders the output afterwards. Later processors
-// (suppressions, baseline, severity overrides) slot in before "dedupe". TestPipelineOrder
-// pins this list; change both together.
+// and sorting comes last so that nothing reorders the output afterwards. Inline suppressions
+// come first among the filters, so that "matched nothing" (KP900) is judged on every finding
+// of the input, not on what exclusions or the baseline left; skipping paths follows them so it
+// also drops the KP900 findings of skipped files; severity overrides follow the suppression
+// processor so they apply to its KP900 findings too; the baseline comes after dedupe, so one
+// entry stands for one reported finding. TestPipelineOrder pins this list; change both
+// together.
 var pipeline = [...]step{
 	{"run rules", runRules},
 	{"drop disabled", dropDisabled},
+	{"inline suppressions", suppressInline},
+	{"exclusions", exclude},
+	{"skip paths", skipPaths},
+	{"severity overrides", overrideSeverity},
 	{"dedupe", dedupe},
+	{"baseline", applyBaseline},
+	// Last filter: KP900 and stale baseline entries were judged on the whole tree before.
+	{"new from rev", filterChanged},
 	{"sort", sortFindings},
 }
 

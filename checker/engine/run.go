@@ -26,7 +26,7 @@ func runRules(st *state) error {
 				if i >= n {
 					return
 				}
-				found[i], failed[i] = runRule(st.ws, st.rules[i])
+				found[i], failed[i] = runRule(st.ws, st.rules[i], st.proc.Registry)
 			}
 		})
 	}
@@ -47,7 +47,7 @@ func runRules(st *state) error {
 
 // runRule runs one rule, turning a panic or an error into a Failure. Findings reported before
 // a failure are kept: they are real, and the run exits with an error anyway.
-func runRule(ws *checker.Workspace, r *checker.Rule) (fs []checker.Finding, fail *Failure) {
+func runRule(ws *checker.Workspace, r *checker.Rule, registry []*checker.Rule) (fs []checker.Finding, fail *Failure) {
 	var mu sync.Mutex
 	closed := false
 	pass := checker.NewPass(r, ws, func(f checker.Finding) {
@@ -59,6 +59,7 @@ func runRule(ws *checker.Workspace, r *checker.Rule) (fs []checker.Finding, fail
 			fs = append(fs, f)
 		}
 	})
+	pass.Registry = registry
 	defer func() {
 		v := recover()
 		mu.Lock()

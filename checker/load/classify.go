@@ -68,11 +68,15 @@ var (
 // classify decides how to read a file from its name and content. Files named on the command
 // line (explicit) are always read.
 func classify(name string, content []byte, explicit bool) fileClass {
-	if isYAMLName(name) || name == "-" || name == "<stdin>" {
+	if isYAMLName(name) || name == "-" || name == "<stdin>" || isYAMLTemplate(name) {
 		return classYAML
 	}
 	if bytes.IndexByte(content, 0) >= 0 {
 		return classSkip
+	}
+	if isTextFirst(name, content) {
+		// Scripts and units may hold a KubeProxyConfiguration in a heredoc: still text.
+		return classText
 	}
 	if looksLikeKPC(content) {
 		return classYAML

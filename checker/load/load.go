@@ -142,7 +142,7 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 	var probs []checker.LoadProblem
 	for i := 0; i+1 < len(data.Content); i += 2 {
 		k, v := data.Content[i], data.Content[i+1]
-		if v.Kind != yaml.ScalarNode || !manifestRe.MatchString(v.Value) {
+		if v.Kind != yaml.ScalarNode || (!manifestRe.MatchString(v.Value) && !embedsMonitoring(k.Value, v.Value)) {
 			continue
 		}
 		inner := &checker.File{
@@ -178,6 +178,7 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 	for _, find := range instanceFinders {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
+	ws.Instances = dropClaimedConfigs(ws.Instances)
 	ws.Scopes = findScopes(ws)
 }
 

@@ -35,6 +35,12 @@ func parseFile(f *checker.File) []checker.LoadProblem {
 		off := firstInvalidUTF8(f.Content)
 		return []checker.LoadProblem{{Pos: f.PositionAt(off), Message: "file is not valid UTF-8", Manifest: looksLikeManifest(f.Content)}}
 	}
+	if f.Templated {
+		if docs, probs, ok := decodeTemplated(f); ok {
+			f.Docs = docs
+			return probs
+		}
+	}
 	docs, probs := decodeStream(f)
 	f.Docs = docs
 	return probs

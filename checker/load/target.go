@@ -45,6 +45,7 @@ func detectTarget(ws *checker.Workspace, override *checker.Version) checker.Targ
 				}
 			}
 		}
+		detectInstallerTarget(d, consider)
 		spec := podSpecPaths[d.Kind]
 		if spec == nil {
 			continue

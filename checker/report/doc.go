@@ -55,6 +55,12 @@
 // 0-based byte offset, as in checker.Position. A field path is an array of keys and integer
 // indices. "fingerprint" is checker.Finding.Fingerprint.
 //
+// Two more fields appear only when they have entries: "suppressed" lists the findings that
+// suppression comments, ignore annotations or config exclusions hid (Result.Suppressed), in
+// the form of "findings" plus "suppressions": [{"kind": "inSource"|"external",
+// "justification", "pos"}]; "notes" lists the run's notes (Result.Notes: stale baseline
+// entries) as {"pos", "ruleId", "message"}. The text format shows neither.
+//
 // # SARIF
 //
 // A SARIF 2.1.0 log with one run, valid against the OASIS schema, for GitHub code scanning and
@@ -84,6 +90,24 @@
 //   - Load notices (Result.Problems) and findings that report a broken rule (Internal) are
 //     toolExecutionNotifications of one invocation, present only when there are any, so that
 //     a crashing rule never shows up as an alert in a repository.
+//   - Suppressed findings (Result.Suppressed) are results too, after the others, with
+//     "suppressions": [{"kind": "inSource" or "external", "justification", "location"}]; run
+//     notes (Result.Notes) are "note" toolExecutionNotifications.
 //   - Empty arrays and empty fields are omitted (no "index": -1 either), except run.results,
 //     which SARIF requires, even empty, in a log that reports a real scan.
+//
+// # Formats for CI and review tools
+//
+//   - github: one GitHub Actions workflow command per finding, "::error file=…,line=…,col=…,
+//     endLine=…,endColumn=…,title=ID name::message", escaped as @actions/core escapes them; info
+//     is "notice"; endColumn is inclusive and given only for one-line spans, as GitHub wants.
+//     Related locations and fixes follow the message on lines of their own.
+//   - rdjson, rdjsonl: reviewdog's Diagnostic Format (a DiagnosticResult, or one Diagnostic per
+//     line), with columns in UTF-8 bytes as reviewdog defines them, exclusive ends, the rule as
+//     code with its URL, related_locations, and each fix that edits only the diagnostic's file
+//     as suggestions.
+//   - checkstyle: Checkstyle 4.3 XML, files sorted by name, source "kube-proxy-lint.<ID>".
+//   - markdown: a summary for pull-request comments and job summaries: counts by severity and
+//     by rule, then findings grouped by file, linked to their lines when Options.LinkBase is
+//     set, at most 200 listed. A clean run writes "No findings".
 package report

@@ -23,6 +23,10 @@ type jsonEnvelope struct {
 	Rules    []jsonRule    `json:"rules"`
 	Findings []jsonFinding `json:"findings"`
 	Problems []jsonProblem `json:"problems"`
+	// Suppressed and Notes are omitted when empty, so runs without suppressions or a
+	// baseline print the same envelope as before they existed.
+	Suppressed []jsonFinding  `json:"suppressed,omitempty"`
+	Notes      []checker.Note `json:"notes,omitempty"`
 }
 
 type jsonTool struct {
@@ -80,6 +84,11 @@ func (jsonFormatter) Format(w io.Writer, r *Result) error {
 	for _, p := range r.Problems {
 		env.Problems = append(env.Problems, jsonProblem{Pos: p.Pos, Message: p.Message, Manifest: p.Manifest})
 	}
+	for i := range r.Suppressed {
+		f := &r.Suppressed[i]
+		env.Suppressed = append(env.Suppressed, jsonFinding{Finding: *f, Fingerprint: f.Fingerprint()})
+	}
+	env.Notes = r.Notes
 	return writeJSON(w, env)
 }
 

@@ -34,6 +34,12 @@ type Result struct {
 	// Source returns the content of a file by its Filename (nil if unknown); used for the text
 	// format's source line and for SARIF primaryLocationLineHash.
 	Source func(filename string) []byte
+	// Suppressed are findings that a suppression comment, annotation or config exclusion
+	// removed, each with Suppressions set. JSON lists them apart, SARIF as results with
+	// suppressions; the other formats leave them out.
+	Suppressed []checker.Finding
+	// Notes are informational messages of the run, such as stale baseline entries.
+	Notes []checker.Note
 }
 
 // Formatter writes a Result in one output format.
@@ -46,6 +52,10 @@ type Options struct {
 	// Color enables ANSI colours in the text format. The caller decides (terminal, NO_COLOR,
 	// --color); formatters never look at the environment.
 	Color bool
+	// LinkBase, when set, turns file positions in the markdown format into links: the URL of
+	// the repository's tree at the linted commit, ending in "/", such as
+	// "https://github.com/org/repo/blob/<sha>/"; "#L<line>" anchors are appended.
+	LinkBase string
 }
 
 // constructors maps format names to formatter constructors.
@@ -53,10 +63,16 @@ var constructors = map[string]func(Options) Formatter{
 	"text":  func(o Options) Formatter { return &textFormatter{color: o.Color} },
 	"json":  func(Options) Formatter { return jsonFormatter{} },
 	"sarif": func(Options) Formatter { return sarifFormatter{} },
+	// Formats for CI and review tools (issue 6).
+	"github":     func(Options) Formatter { return githubFormatter{} },
+	"rdjson":     func(Options) Formatter { return rdjsonFormatter{} },
+	"rdjsonl":    func(Options) Formatter { return rdjsonFormatter{lines: true} },
+	"checkstyle": func(Options) Formatter { return checkstyleFormatter{} },
+	"markdown":   func(o Options) Formatter { return markdownFormatter{linkBase: o.LinkBase} },
 }
 
 // formatOrder is the order Formats lists names in: the default first.
-var formatOrder = []string{"text", "json", "sarif"}
+var formatOrder = []string{"text", "json", "sarif", "github", "rdjson", "rdjsonl", "checkstyle", "markdown"}
 
 // Formats returns the names New accepts, the default ("text") first.
 func Formats() []string { return append([]string(nil), formatOrder...) }

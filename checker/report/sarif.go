@@ -102,14 +102,23 @@ type sarifDescriptorRef struct {
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId,omitempty"`
-	RuleIndex           *int              `json:"ruleIndex,omitempty"`
-	Level               string            `json:"level"`
-	Message             sarifMessage      `json:"message"`
-	Locations           []sarifLocation   `json:"locations,omitempty"`
-	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
-	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
-	Fixes               []sarifFix        `json:"fixes,omitempty"`
+	RuleID              string             `json:"ruleId,omitempty"`
+	RuleIndex           *int               `json:"ruleIndex,omitempty"`
+	Level               string             `json:"level"`
+	Message             sarifMessage       `json:"message"`
+	Locations           []sarifLocation    `json:"locations,omitempty"`
+	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints,omitempty"`
+	Fixes               []sarifFix         `json:"fixes,omitempty"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+// sarifSuppression says why a result is suppressed: kind "inSource" for comments and
+// annotations, "external" for config exclusions.
+type sarifSuppression struct {
+	Kind          string         `json:"kind"`
+	Justification string         `json:"justification,omitempty"`
+	Location      *sarifLocation `json:"location,omitempty"`
 }
 
 type sarifMessage struct {
@@ -198,6 +207,31 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 			continue
 		}
 		run.Results = append(run.Results, b.result(f, rules))
+	}
+	for i := range r.Suppressed {
+		f := &r.Suppressed[i]
+		res := b.result(f, rules)
+		for _, s := range f.Suppressions {
+			ss := sarifSuppression{Kind: s.Kind, Justification: s.Justification}
+			if s.Pos != nil && s.Pos.Filename != "" {
+				ss.Location = &sarifLocation{PhysicalLocation: b.physical(*s.Pos, *s.Pos)}
+			}
+			res.Suppressions = append(res.Suppressions, ss)
+		}
+		run.Results = append(run.Results, res)
+	}
+	for _, n := range r.Notes {
+		sn := sarifNotification{Level: "note", Message: sarifMessage{Text: n.Message}}
+		if n.Pos != nil && n.Pos.Filename != "" {
+			sn.Locations = []sarifLocation{{PhysicalLocation: b.physical(*n.Pos, *n.Pos)}}
+		}
+		if n.RuleID != "" {
+			sn.AssociatedRule = &sarifDescriptorRef{ID: n.RuleID}
+			if i, ok := rules.index[n.RuleID]; ok {
+				sn.AssociatedRule.Index = &i
+			}
+		}
+		notes = append(notes, sn)
 	}
 	if len(r.Problems) > 0 || len(notes) > 0 {
 		// executionSuccessful stays true as in CodeQL's logs: the run finished and reported;

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
+	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 )
 
 // lintFlags are the flags of the main command.
@@ -24,12 +26,21 @@ type lintFlags struct {
 	enable        []string
 	disable       []string
 	targetVersion string
+	// User Rego policies (policycmd.go).
+	policies      []string
+	policyTimeout time.Duration
 	stdinName     string
 	maxFileSize   int64
+	git           gitFlags
 	quiet         bool
 	debug         bool
 	version       bool
 	help          bool
+	// Configuration file, suppressions and baseline (configfile.go, baseline.go).
+	cfg           configFlags
+	failOnSet     bool
+	baseline      string
+	writeBaseline string
 }
 
 func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
@@ -43,8 +54,14 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` by ID or name, comma-separated or repeated; \"all\" enables every rule")
 	fs.StringSliceVar(&f.disable, "disable", nil, "disable `RULES` by ID or name, comma-separated or repeated; \"all\" disables every rule not enabled by name")
 	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check against, e.g. 1.40 or v1.37.2 (default: detected from the repository, else "+checker.DefaultTarget.String()+")")
+	fs.StringArrayVar(&f.policies, "policy", nil, policyFlagUsage)
+	fs.DurationVar(&f.policyTimeout, "policy-timeout", policy.DefaultTimeout, "stop a Rego rule that evaluates longer than `DURATION` in one run (an internal error)")
+	addConfigFlags(fs, &f.cfg)
+	fs.StringVar(&f.baseline, "baseline", "", "do not report the findings listed in the baseline `FILE`; its stale entries are printed as notes")
+	fs.StringVar(&f.writeBaseline, "write-baseline", "", "write every current finding to the baseline `FILE` and exit 0")
 	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
 	fs.Int64Var(&f.maxFileSize, "max-file-size", load.DefaultMaxFileSize, "skip files larger than `BYTES` with a notice")
+	f.git.register(fs)
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notices about skipped files to stderr")
 	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
@@ -56,12 +73,15 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 func usage(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString(`kube-proxy-lint checks kube-proxy configuration in infrastructure repositories: DaemonSets,
-static pods, ConfigMaps, kubeadm configs and KubeProxyConfiguration files.
+static pods, ConfigMaps, KubeProxyConfiguration files and installer configs (kubeadm, kind, kops,
+kubespray, k3s/RKE2, RKE1, Talos, EKS, Gardener, AKS).
 
 Usage:
   kube-proxy-lint [flags] [PATH...]      lint files and directories (default "."; "-" reads stdin)
   kube-proxy-lint rules [--format F]     list the rules (F: text, json, markdown)
   kube-proxy-lint explain RULE...        print the documentation of rules, by ID or name
+  kube-proxy-lint policy test DIR...     run the Rego unit tests of user policies
+  kube-proxy-lint config print [PATH]    print the effective configuration (file and flags)
 
 Flags:
 `)
@@ -78,10 +98,12 @@ Outputs:
     kube-proxy-lint deploy/
     kube-proxy-lint --format sarif --output results.sarif .
     kube-proxy-lint --format text --format sarif=results.sarif --format json=report.json .
+    kube-proxy-lint --new-from-merge-base origin/main --format github .
+    kube-proxy-lint --rev v1.2.0 --format markdown=summary.md .
 
   File names in findings are relative to the Git work tree holding the first PATH (or
-  to that directory outside Git). To lint a directory named "rules" or "explain", write
-  it as ./rules.
+  to that directory outside Git). To lint a directory named "rules", "explain" or
+  "config", write it as ./rules.
 
 Exit codes:
   0  no finding at or above --fail-on
@@ -102,7 +124,16 @@ type lintConfig struct {
 	stdinName string
 	maxSize   int64
 	quiet     bool
+	git       gitFlags
 	debug     bool
+	// proc configures the processors: config exclusions, skip, severity, suppressions,
+	// baseline. writeBaseline is the --write-baseline file; explicitOutputs tells whether
+	// --format was given; policyDirs are the config file's policy-dirs, for the policy loader.
+	proc            engine.Processing
+	writeBaseline   string
+	explicitOutputs bool
+	policyDirs      []string
+	targetSource    string
 }
 
 func (c *cli) lint(ctx context.Context, args []string) int {
@@ -111,6 +142,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return c.fail(&usageError{err: err, help: progName})
 	}
+	f.failOnSet = fs.Changed("fail-on")
 	switch {
 	case f.help:
 		fmt.Fprint(c.stdout, usage(fs))
@@ -128,14 +160,34 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
 func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
-	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet}
+	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, git: f.git}
+	if err := f.git.validate(args); err != nil {
+		return nil, err
+	}
 	if cfg.maxSize <= 0 {
 		return nil, usagef(progName, "parse --max-file-size: must be positive, got %d", cfg.maxSize)
 	}
 	if len(cfg.paths) == 0 {
 		cfg.paths = []string{"."}
 	}
-	var err error
+	if f.policyTimeout <= 0 {
+		return nil, usagef(progName, "parse --policy-timeout: must be positive, got %s", f.policyTimeout)
+	}
+	policy.Timeout = f.policyTimeout
+	// The configuration file's policy-dirs join --policy before the registry is built, so
+	// that the file may name the rules of its own policies.
+	file, err := readConfig(&f.cfg, cfg.paths[0])
+	if err != nil {
+		return nil, err
+	}
+	all, err := withPolicies(registry(), policyDirs(file, f.policies))
+	if err != nil {
+		return nil, err
+	}
+	conf, err := applyConfig(f, file, all)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.threshold, err = checker.ParseSeverity(f.failOn); err != nil {
 		return nil, usagef(progName, "parse --fail-on: %w", err)
 	}
@@ -158,12 +210,14 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	if cfg.outputs, err = parseOutputs(f.formats, f.output, report.Formats()); err != nil {
 		return nil, &usageError{err: err, help: progName}
 	}
-	all := registry()
 	if err := checker.Validate(all); err != nil {
 		return nil, fmt.Errorf("internal error: invalid rule registry: %w", err)
 	}
 	if cfg.rules, err = engine.Select(all, f.enable, f.disable); err != nil {
 		return nil, &usageError{err: err, help: progName}
+	}
+	if err := configureProcessing(f, cfg, conf, all); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -171,23 +225,18 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 	formatters := make([]report.Formatter, len(cfg.outputs))
 	for i, o := range cfg.outputs {
-		fm, err := report.New(o.format, report.Options{Color: cfg.color && o.path == ""})
+		fm, err := report.New(o.format, report.Options{Color: cfg.color && o.path == "", LinkBase: cfg.git.linkBaseURL()})
 		if err != nil {
 			return c.fail(&usageError{err: fmt.Errorf("create %s output: %w", o.format, err), help: progName})
 		}
 		formatters[i] = fm
 	}
-	root := sourceRoot(cfg.paths[0])
-	ws, err := safeLoad(ctx, load.Options{
-		Paths:       cfg.paths,
-		Root:        root,
-		Stdin:       c.stdin,
-		StdinName:   cfg.stdinName,
-		Target:      cfg.target,
-		MaxFileSize: cfg.maxSize,
-	})
+	ws, root, err := c.loadWorkspace(ctx, cfg)
 	if err != nil {
 		return c.fail(err)
+	}
+	if cfg.targetSource != "" && cfg.target != nil {
+		ws.Target.Source = cfg.targetSource
 	}
 	if !cfg.quiet {
 		// Files that were skipped or could not be decoded as a manifest: not findings, but a
@@ -198,7 +247,14 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 			}
 		}
 	}
-	out, err := engine.Run(ctx, ws, cfg.rules)
+	changes, err := c.changeSet(ctx, cfg, root)
+	if err != nil {
+		return c.fail(err)
+	}
+	proc := cfg.proc
+	proc.Changes = changes
+	proc.BaselineCovers = coveredBy(cfg.paths, root)
+	out, err := engine.RunWith(ctx, ws, cfg.rules, proc)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -216,8 +272,16 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		ToolVersion: versionString(),
 		SourceRoot:  root,
 		Source:      sourceFunc(ws),
+		Suppressed:  out.Suppressed,
+		Notes:       out.Notes,
 	}
 	code := exitCode(out, cfg.threshold)
+	if cfg.writeBaseline != "" {
+		if code = c.finishBaseline(cfg, out); code != exitOK || !cfg.explicitOutputs {
+			return code
+		}
+	}
+	c.printNotes(cfg, out)
 	for i, o := range cfg.outputs {
 		if err := writeOutput(c.stdout, o.path, func(w io.Writer) error { return formatters[i].Format(w, res) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))

@@ -6,6 +6,8 @@
 //	kube-proxy-lint [flags] [PATH...]
 //	kube-proxy-lint rules [--format text|json|markdown]
 //	kube-proxy-lint explain RULE...
+//	kube-proxy-lint policy test DIR...
+//	kube-proxy-lint config print [PATH]
 //
 // Run kube-proxy-lint --help for the flags, output syntax and exit codes.
 package main
@@ -18,15 +20,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-
-	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"; see versionString.
 var version string
 
 // registry returns the rules the CLI knows; tests replace it with fake rules.
-var registry = rules.All
+var registry = builtinRules
 
 // Exit codes.
 const (
@@ -51,6 +51,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return c.rules(args[1:])
 		case "explain":
 			return c.explain(args[1:])
+		case "policy":
+			return c.policyCmd(args[1:])
+		case "config":
+			return c.configCmd(args[1:])
 		}
 	}
 	return c.lint(ctx, args)

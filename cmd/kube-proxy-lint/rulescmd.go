@@ -13,7 +13,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/ruledoc"
 )
 
-const rulesUsage = `Usage: kube-proxy-lint rules [--format text|json|markdown]
+const rulesUsage = `Usage: kube-proxy-lint rules [--format text|json|markdown] [--policy DIR]
 
 List every rule: ID, name, default severity, whether it runs by default, and title.
 
@@ -26,6 +26,7 @@ func (c *cli) rules(args []string) int {
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.StringP("format", "f", "text", "output `FORMAT`: text, json or markdown")
+	policies := fs.StringArray("policy", nil, policyFlagUsage)
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	if err := fs.Parse(args); err != nil {
 		return c.fail(&usageError{err: err, help: cmd})
@@ -37,8 +38,10 @@ func (c *cli) rules(args []string) int {
 	if fs.NArg() > 0 {
 		return c.fail(usagef(cmd, "rules takes no arguments; run '%s explain %s' to read a rule's documentation", progName, fs.Arg(0)))
 	}
-	all := registry()
-	var err error
+	all, err := withPolicies(registry(), *policies)
+	if err != nil {
+		return c.fail(err)
+	}
 	switch *format {
 	case "text":
 		tw := tabwriter.NewWriter(c.stdout, 0, 8, 2, ' ', 0)
@@ -94,7 +97,7 @@ func writeRulesJSON(w io.Writer, all []*checker.Rule) error {
 	return enc.Encode(doc)
 }
 
-const explainUsage = `Usage: kube-proxy-lint explain [--format text|markdown] RULE...
+const explainUsage = `Usage: kube-proxy-lint explain [--format text|markdown] [--policy DIR] RULE...
 
 Print the documentation of each RULE (an ID such as KP102 or a name such as mode-ipvs):
 why it matters, how to fix it, and an example.
@@ -108,6 +111,7 @@ func (c *cli) explain(args []string) int {
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.StringP("format", "f", "text", "output `FORMAT`: text or markdown")
+	policies := fs.StringArray("policy", nil, policyFlagUsage)
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	if err := fs.Parse(args); err != nil {
 		return c.fail(&usageError{err: err, help: cmd})
@@ -127,7 +131,10 @@ func (c *cli) explain(args []string) int {
 	if fs.NArg() == 0 {
 		return c.fail(usagef(cmd, "explain needs a rule ID or name, e.g. '%s explain KP102'", progName))
 	}
-	all := registry()
+	all, err := withPolicies(registry(), *policies)
+	if err != nil {
+		return c.fail(err)
+	}
 	var found []*checker.Rule
 	for _, name := range fs.Args() {
 		r, err := engine.Find(all, name)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
 )
 
@@ -24,7 +25,7 @@ func TestReadmeListsRules(t *testing.T) {
 		}
 		listed[m[1]+" "+m[3]] = true
 	}
-	for _, r := range rules.All() {
+	for _, r := range policy.Merge(rules.All(), policy.Builtin()) {
 		key := r.ID + " " + r.Name
 		if !listed[key] {
 			t.Errorf("README does not list %s (%s) with a link to docs/rules/%s.md", r.ID, r.Name, r.ID)

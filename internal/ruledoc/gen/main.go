@@ -9,13 +9,14 @@ import (
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/ruledoc"
+	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
 )
 
 func main() {
 	dir := flag.String("dir", "docs/rules", "directory to write the rule pages to")
 	flag.Parse()
-	all := rules.All()
+	all := policy.Merge(rules.All(), policy.Builtin())
 	if err := checker.Validate(all); err != nil {
 		fmt.Fprintln(os.Stderr, "gen: invalid rule registry:", err)
 		os.Exit(1)

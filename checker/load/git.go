@@ -1,0 +1,316 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/gitdiff"
+)
+
+// treeEntry is one blob of a commit's tree.
+type treeEntry struct {
+	mode, oid, name string
+	size            int64
+}
+
+// FromGit loads the tree of commit rev of the repository holding dir, without checking it
+// out: the files are read with git ls-tree and git cat-file --batch. File names are relative
+// to the repository root, as in the repository. opts.Paths select files and directories; they
+// are relative to dir, as on the command line ("." or none: the whole tree). The skip rules of
+// Load apply: .gitignore files (those of the commit), .git, vendor and node_modules
+// directories, file kinds, --max-file-size; a symbolic link is skipped, with a notice when it
+// leaves the tree. opts.Root and opts.Stdin are not used.
+func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Workspace, error) {
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if dir == "" {
+		dir = "."
+	}
+	out, err := gitdiff.Git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("find repository: %w", err)
+	}
+	top := strings.TrimRight(string(out), "\n")
+	commit, err := gitdiff.ResolveCommit(ctx, top, rev)
+	if err != nil {
+		return nil, err
+	}
+	selected, err := repoPaths(top, dir, opts.Paths)
+	if err != nil {
+		return nil, err
+	}
+	out, err = gitdiff.Git(ctx, top, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+	if err != nil {
+		return nil, fmt.Errorf("list tree of %s: %w", rev, err)
+	}
+	entries, err := parseLsTree(out)
+	if err != nil {
+		return nil, fmt.Errorf("list tree of %s: %w", rev, err)
+	}
+	var ignores []treeEntry
+	for _, e := range entries {
+		if path.Base(e.name) == ".gitignore" && e.mode != "120000" {
+			ignores = append(ignores, e)
+		}
+	}
+	contents, err := catBlobs(ctx, top, ignores)
+	if err != nil {
+		return nil, err
+	}
+	ig := NewIgnorer()
+	for i, e := range ignores {
+		ig.AddFile(path.Dir(e.name), contents[i])
+	}
+
+	var probs []checker.LoadProblem
+	notice := func(name, msg string) {
+		probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: name}, Message: msg})
+	}
+	var picked []treeEntry
+	var explicit []bool
+	var links []treeEntry
+	found := make([]bool, len(selected))
+	for _, e := range entries {
+		sel, exact := -1, false
+		for i, p := range selected {
+			if p == "" || e.name == p || strings.HasPrefix(e.name, p+"/") {
+				sel, exact = i, e.name == p
+				found[i] = true
+				break
+			}
+		}
+		if sel < 0 {
+			continue
+		}
+		if !exact && (skippedDir(e.name, selected[sel]) || ig.Ignored(e.name, false)) {
+			continue
+		}
+		switch e.mode {
+		case "120000":
+			links = append(links, e)
+			continue
+		case "160000":
+			continue // a submodule: its tree is another repository's
+		}
+		if !exact && !isYAMLName(e.name) && !maybeConfigName(e.name) {
+			continue
+		}
+		if e.size > opts.MaxFileSize {
+			notice(e.name, fmt.Sprintf("file is larger than %d bytes; skipped (see --max-file-size)", opts.MaxFileSize))
+			continue
+		}
+		picked = append(picked, e)
+		explicit = append(explicit, exact)
+	}
+	for i, ok := range found {
+		if !ok {
+			return nil, fmt.Errorf("lint %s: no such file or directory in %s", opts.Paths[i], rev)
+		}
+	}
+	if len(links) > 0 {
+		targets, err := catBlobs(ctx, top, links)
+		if err != nil {
+			return nil, err
+		}
+		for i, l := range links {
+			t := string(targets[i])
+			if path.IsAbs(t) || strings.HasPrefix(path.Join(path.Dir(l.name), t), "..") {
+				notice(l.name, "symlink points outside the linted tree; skipped")
+			}
+		}
+	}
+	blobs, err := catBlobs(ctx, top, picked)
+	if err != nil {
+		return nil, err
+	}
+	ws := &checker.Workspace{Root: top, Problems: probs}
+	files := make([]*checker.File, len(picked))
+	fileProbs := make([][]checker.LoadProblem, len(picked))
+	parallel(len(picked), opts.Workers, func(i int) {
+		files[i], fileProbs[i] = readAndParse(input{name: picked[i].name, content: blobs[i], explicit: explicit[i]}, opts.MaxFileSize)
+	})
+	for i, f := range files {
+		ws.Problems = append(ws.Problems, fileProbs[i]...)
+		if f != nil {
+			ws.Files = append(ws.Files, f)
+		}
+	}
+	finish(ws, opts.Target)
+	return ws, nil
+}
+
+// repoPaths turns command-line paths, relative to dir, into slash paths relative to the
+// repository root top; "" stands for the whole tree.
+func repoPaths(top, dir string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		return nil, fmt.Errorf("resolve repository root: %w", err)
+	}
+	base, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	if b, err := filepath.EvalSymlinks(base); err == nil {
+		base = b
+	}
+	sel := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p == "-" {
+			return nil, errors.New("lint -: standard input cannot be read from a Git revision")
+		}
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(base, p)
+		}
+		rel, err := filepath.Rel(realTop, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("lint %s: outside the repository %s", p, top)
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		sel = append(sel, rel)
+	}
+	return sel, nil
+}
+
+// skippedDir reports whether a directory between the selected path and the file is one
+// that Load never descends into.
+func skippedDir(name, selected string) bool {
+	rest := strings.TrimPrefix(strings.TrimPrefix(name, selected), "/")
+	dirs := strings.Split(rest, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if skipDirs[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// parseLsTree parses "git ls-tree -r -l -z" output: "<mode> <type> <oid> <size>\t<path>\0".
+func parseLsTree(out []byte) ([]treeEntry, error) {
+	var es []treeEntry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok {
+			return nil, fmt.Errorf("unexpected ls-tree record %q", rec)
+		}
+		f := strings.Fields(string(meta))
+		if len(f) != 4 {
+			return nil, fmt.Errorf("unexpected ls-tree record %q", rec)
+		}
+		if f[1] != "blob" {
+			if f[1] == "commit" {
+				es = append(es, treeEntry{mode: f[0], oid: f[2], name: string(name)})
+			}
+			continue
+		}
+		size, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("unexpected ls-tree size in %q", rec)
+		}
+		es = append(es, treeEntry{mode: f[0], oid: f[2], name: string(name), size: size})
+	}
+	return es, nil
+}
+
+// catBlobs reads the contents of blobs with one "git cat-file --batch" process.
+func catBlobs(ctx context.Context, dir string, es []treeEntry) ([][]byte, error) {
+	if len(es) == 0 {
+		return nil, nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = dir
+	var stdin bytes.Buffer
+	for _, e := range es {
+		stdin.WriteString(e.oid + "\n")
+	}
+	cmd.Stdin = &stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("read blobs: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("read blobs: %w", err)
+	}
+	r := bufio.NewReaderSize(stdout, 64<<10)
+	contents := make([][]byte, len(es))
+	var readErr error
+	for i := range es {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			readErr = fmt.Errorf("read blob %s: %w", es[i].name, err)
+			break
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			readErr = fmt.Errorf("read blob %s: git cat-file says %q", es[i].name, strings.TrimSpace(header))
+			break
+		}
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			readErr = fmt.Errorf("read blob %s: bad size %q", es[i].name, f[2])
+			break
+		}
+		buf := make([]byte, n+1) // content and the newline after it
+		if _, err := io.ReadFull(r, buf); err != nil {
+			readErr = fmt.Errorf("read blob %s: %w", es[i].name, err)
+			break
+		}
+		contents[i] = buf[:n]
+	}
+	if readErr != nil {
+		_ = cmd.Process.Kill()
+	}
+	_, _ = io.Copy(io.Discard, r)
+	if err := cmd.Wait(); err != nil && readErr == nil {
+		readErr = fmt.Errorf("read blobs: git cat-file (%s): %w", strings.TrimSpace(stderr.String()), err)
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return contents, nil
+}
+
+// parallel calls fn(0..n-1) on at most workers goroutines (GOMAXPROCS when 0).
+func parallel(n, workers int, fn func(int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

@@ -1,0 +1,132 @@
+package load
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func gitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(content, "symlink:") {
+			if err := os.Symlink(strings.TrimPrefix(content, "symlink:"), p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A", "-f"}, // ignored files too: FromGit must skip them like the walker
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "c"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+const kpcYAML = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"
+
+func TestFromGit(t *testing.T) {
+	dir := gitRepo(t, map[string]string{
+		"clusters/a/kube-proxy.yaml":  kpcYAML,
+		"clusters/a/notes.md":         "# notes\n",
+		"clusters/a/kube-proxy.conf":  kpcYAML,
+		"clusters/a/other.conf":       "nothing here\n",
+		"clusters/b/vendor/x.yaml":    kpcYAML,
+		"clusters/b/ignored.yaml":     kpcYAML,
+		"clusters/b/.gitignore":       "ignored.yaml\n",
+		"clusters/b/ok.yaml":          kpcYAML,
+		"clusters/b/link.yaml":        "symlink:ok.yaml",
+		"clusters/b/escape.yaml":      "symlink:../../../outside.yaml",
+		"clusters/big.yaml":           strings.Repeat("# padding\n", 200),
+		"clusters/a/sub/deep/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+	})
+	// The work tree is then changed: FromGit must read the commit, not the files.
+	if err := os.WriteFile(filepath.Join(dir, "clusters/a/kube-proxy.yaml"), []byte("garbage: ["), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := FromGit(context.Background(), filepath.Join(dir, "clusters"), "HEAD", Options{MaxFileSize: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range ws.Files {
+		names = append(names, f.Path)
+	}
+	want := []string{"clusters/a/kube-proxy.conf", "clusters/a/kube-proxy.yaml", "clusters/a/sub/deep/cm.yaml", "clusters/b/ok.yaml"}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("files = %q, want %q", names, want)
+	}
+	if ws.Files[1].Docs[0].Kind != "KubeProxyConfiguration" {
+		t.Errorf("kube-proxy.yaml was not read from the commit: %q", ws.Files[1].Content)
+	}
+	var probs []string
+	for _, p := range ws.Problems {
+		probs = append(probs, p.Pos.Filename+": "+p.Message)
+	}
+	wantProbs := []string{
+		"clusters/b/escape.yaml: symlink points outside the linted tree; skipped",
+		"clusters/big.yaml: file is larger than 1000 bytes; skipped (see --max-file-size)",
+	}
+	if !reflect.DeepEqual(probs, wantProbs) {
+		t.Errorf("problems = %q, want %q", probs, wantProbs)
+	}
+	if real, _ := filepath.EvalSymlinks(dir); ws.Root != real && ws.Root != dir {
+		t.Errorf("root = %s, want the repository root %s", ws.Root, dir)
+	}
+	if len(ws.Instances) == 0 {
+		t.Error("no kube-proxy instance derived")
+	}
+
+	// Paths select files and directories relative to dir; a named file is always read.
+	ws, err = FromGit(context.Background(), filepath.Join(dir, "clusters", "a"), "HEAD", Options{Paths: []string{"other.conf", "../b/ok.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = nil
+	for _, f := range ws.Files {
+		names = append(names, f.Path)
+	}
+	if want := []string{"clusters/a/other.conf", "clusters/b/ok.yaml"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("files = %q, want %q", names, want)
+	}
+
+	for _, tc := range []struct {
+		rev   string
+		paths []string
+		want  string
+	}{
+		{"nope", nil, `resolve revision "nope"`},
+		{"HEAD", []string{"missing.yaml"}, "lint missing.yaml: no such file or directory in HEAD"},
+		{"HEAD", []string{"-"}, "standard input"},
+		{"HEAD", []string{"/"}, "outside the repository"},
+	} {
+		_, err := FromGit(context.Background(), dir, tc.rev, Options{Paths: tc.paths})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("FromGit(%s, %q) error = %v, want %q", tc.rev, tc.paths, err, tc.want)
+		}
+	}
+}

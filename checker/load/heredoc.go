@@ -1,0 +1,104 @@
+package load
+
+import (
+	"bytes"
+	"path"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+)
+
+func init() {
+	textDecoders = append(textDecoders, decodeHeredocs)
+}
+
+// decodeHeredocs decodes the KubeProxyConfiguration documents (alone or in a kubeadm
+// multi-document config) that a script writes with a heredoc (cat <<EOF, <<-EOF, quoted
+// delimiters) as documents of the script: each lives in a virtual file whose offsets map to
+// the body's bytes in the script, so findings point into the script. A text file with
+// template placeholders is marked Templated.
+func decodeHeredocs(f *checker.File) []checker.LoadProblem {
+	d := shell.DialectOf(f.Path, f.Content)
+	neutral := shell.Neutralize(f.Content)
+	if neutral != nil {
+		f.Templated = true
+	}
+	if d == shell.DialectNone || d == shell.DialectFlags || !bytes.Contains(f.Content, []byte("<<")) || !looksLikeKPC(f.Content) {
+		return nil
+	}
+	s := shell.ParseFile(d, f.Content)
+	var probs []checker.LoadProblem
+	for i := range s.Heredocs {
+		h := &s.Heredocs[i]
+		if !looksLikeKPC(h.Body) {
+			continue
+		}
+		body := h.Body
+		if n := neutral; n != nil {
+			// Template placeholders in the script are placeholders in the body too.
+			body = make([]byte, len(h.Body))
+			for k := range body {
+				body[k] = n[h.Offs[k]]
+			}
+		}
+		inner := &checker.File{Path: f.Path, Content: body, Parent: f, ParentOffsets: h.Offs}
+		inner.Lines = checker.NewLineIndex(inner.Content)
+		if !h.Quoted && (bytes.Contains(body, []byte("$")) || bytes.Contains(body, []byte("`"))) {
+			// The shell expands the body: $VAR and $(...) are placeholders.
+			f.Templated = true
+		}
+		probs = append(probs, parseFile(inner)...)
+		for _, doc := range inner.Docs {
+			probs = append(probs, decodeDoc(doc)...)
+			f.Docs = append(f.Docs, doc)
+		}
+	}
+	return probs
+}
+
+// heredocTargets maps the cleaned path a heredoc is written to (cat > PATH <<EOF,
+// tee PATH <<EOF) to the documents decoded from it, over every text file.
+func heredocTargets(ws *checker.Workspace) map[string][]*checker.Document {
+	out := map[string][]*checker.Document{}
+	for _, f := range ws.Files {
+		if f.Format != checker.FormatText || len(f.Docs) == 0 {
+			continue
+		}
+		d := shell.DialectOf(f.Path, f.Content)
+		s := shell.ParseFile(d, f.Content)
+		for _, h := range s.Heredocs {
+			if h.Command < 0 || h.Command >= len(s.Commands) || len(h.Offs) == 0 {
+				continue
+			}
+			target := writeTarget(&s.Commands[h.Command])
+			if target == "" {
+				continue
+			}
+			for _, doc := range f.Docs {
+				if len(doc.File.ParentOffsets) > 0 && doc.File.ParentOffsets[0] == h.Offs[0] {
+					out[target] = append(out[target], doc)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// writeTarget returns the file a command writes its input to: the target of > or >>, or the
+// first file argument of tee.
+func writeTarget(c *shell.Command) string {
+	for _, r := range c.Redirects {
+		if (r.Op == ">" || r.Op == ">>" || r.Op == ">|") && r.Target.Text != "" {
+			return path.Clean(r.Target.Text)
+		}
+	}
+	if c.Name() == "tee" {
+		for _, w := range c.Words[c.Program()+1:] {
+			if !strings.HasPrefix(w.Text, "-") {
+				return path.Clean(w.Text)
+			}
+		}
+	}
+	return ""
+}

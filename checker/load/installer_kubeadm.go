@@ -1,0 +1,84 @@
+package load
+
+import (
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// kubeadm: a ClusterConfiguration (kubeadm.k8s.io/v1beta3, v1beta4, v1), in a multi-document
+// file next to an optional KubeProxyConfiguration document, or inside the kubeadm-config
+// ConfigMap (key ClusterConfiguration). kubeadm writes the kube-proxy ConfigMap from that
+// document; without one it writes its own default: mode iptables (written explicitly since
+// 1.37) through 1.39, nftables from 1.40.
+
+func init() {
+	docInstallers = append(docInstallers, kubeadmInstances)
+}
+
+func isKubeadm(d *checker.Document) bool {
+	return strings.HasPrefix(d.APIVersion, "kubeadm.k8s.io/")
+}
+
+func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Instance {
+	if d.Kind != "ClusterConfiguration" || !isKubeadm(d) {
+		return nil
+	}
+	ins := &checker.Installer{
+		Name: checker.InstallerKubeadm, Doc: d, File: d.File.Outer(), ModeKey: "KubeProxyConfiguration mode",
+		Modes: lowerModes, Defaults: upstreamDefaults,
+		DefaultWhy: "kubeadm writes mode iptables when unset through 1.39 and defaults to nftables from 1.40",
+	}
+	ins.Anchor, ins.AnchorEnd = d.KindPos()
+	if s, b, ok := boolSetting(d, checker.Path{"proxy", "disabled"}); ok && b {
+		ins.Disabled = s
+	}
+	if d.Parent != nil && ins.Disabled == nil {
+		// The kubeadm-config ConfigMap records the cluster's ClusterConfiguration, but kubeadm
+		// keeps kube-proxy's settings in the kube-proxy ConfigMap: on its own it says nothing
+		// about the mode, only whether kube-proxy is disabled.
+		return nil
+	}
+	var kpc *checker.Document
+	if d.Parent == nil {
+		for _, o := range d.File.Docs {
+			switch {
+			case o.Kind == "KubeProxyConfiguration" && kpc == nil:
+				kpc = o
+			case (o.Kind == "InitConfiguration" || o.Kind == "JoinConfiguration") && isKubeadm(o) && ins.Disabled == nil:
+				ins.Disabled = skipPhasesSetting(o)
+			}
+		}
+	}
+	label := "kubeadm ClusterConfiguration in " + d.File.Outer().Path
+	if d.Parent != nil {
+		label = "kubeadm ClusterConfiguration in " + d.Parent.Ref().String()
+	}
+	if kpc != nil {
+		// The loader already made the document a standalone configuration instance: it
+		// becomes the kubeadm instance, so that rules see one kube-proxy, not two.
+		for _, in := range ws.Instances {
+			if in.Config == kpc && in.Kind == checker.InstanceConfig {
+				in.Kind, in.Installer, in.Source, in.Label = checker.InstanceInstaller, ins, ins.File, label
+				return nil
+			}
+		}
+	}
+	in := newInstallerInstance(ins, label)
+	in.Config = kpc
+	return []*checker.Instance{in}
+}
+
+// skipPhasesSetting returns the skipPhases entry that skips the kube-proxy addon.
+func skipPhasesSetting(d *checker.Document) *checker.InstallerSetting {
+	_, n := d.Lookup(checker.Path{"skipPhases"})
+	if n == nil {
+		return nil
+	}
+	for i, c := range n.Content {
+		if c.Value == "addon/kube-proxy" || c.Value == "addon" {
+			return yamlSetting(d, checker.Path{"skipPhases"}.Append(i))
+		}
+	}
+	return nil
+}

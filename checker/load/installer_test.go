@@ -1,0 +1,225 @@
+package load_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+)
+
+// describeInstallers renders the installer instances of a workspace in one line each:
+// "name mode=value/origin@pos disabled=value@pos ipvs=key@pos flag=name=value@pos".
+func describeInstallers(ws *checker.Workspace) []string {
+	var out []string
+	for _, in := range ws.Instances {
+		ins := in.Installer
+		if ins == nil {
+			continue
+		}
+		m := in.Mode(ws.Target.Version)
+		s := fmt.Sprintf("%s mode=%s/%s", ins.Name, m.Value, m.Origin)
+		if p, _, ok := m.Where(); ok {
+			s += "@" + p.String()
+		}
+		if ins.Disabled != nil {
+			s += fmt.Sprintf(" disabled=%s@%s", ins.Disabled.Value, ins.Disabled.Pos)
+		}
+		for _, k := range ins.IPVS {
+			s += fmt.Sprintf(" ipvs=%s@%s", k.Key, k.Pos)
+		}
+		for _, f := range in.Flags {
+			s += fmt.Sprintf(" flag=%s=%s@%s", f.Name, f.Value, f.ValuePos)
+		}
+		for _, g := range in.FeatureGates() {
+			s += fmt.Sprintf(" gate=%s=%t", g.Name, g.Value)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestInstallerInstances(t *testing.T) {
+	v139 := checker.Version{Major: 1, Minor: 39}
+	v140 := checker.Version{Major: 1, Minor: 40}
+	tests := []struct {
+		name   string
+		files  map[string]string
+		target *checker.Version
+		want   []string
+	}{
+		{
+			name:  "kind ipvs quoted",
+			files: map[string]string{"kind.yaml": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnetworking:\n  kubeProxyMode: \"ipvs\"\n"},
+			want:  []string{"kind mode=ipvs/installer@kind.yaml:4:19"},
+		},
+		{
+			name:  "kind none is disabled",
+			files: map[string]string{"kind.yaml": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnetworking:\n  kubeProxyMode: none\n"},
+			want:  []string{"kind mode=iptables/installer default disabled=none@kind.yaml:4:3"},
+		},
+		{
+			name:  "kops extension-less spec",
+			files: map[string]string{"clusters/prod/cluster-spec": "apiVersion: kops.k8s.io/v1alpha2\nkind: Cluster\nmetadata:\n  name: p\nspec:\n  kubeProxy:\n    enabled: false\n    ipvsScheduler: lc\n    featureGates:\n      KubeProxyIPVS: \"true\"\n"},
+			want:  []string{"kops mode=iptables/installer default disabled=false@clusters/prod/cluster-spec:7:5 ipvs=ipvsScheduler@clusters/prod/cluster-spec:8:5 gate=KubeProxyIPVS=true"},
+		},
+		{
+			name: "kubespray merged by precedence",
+			files: map[string]string{
+				"inv/c/inventory.ini":                          "[all:vars]\nkube_proxy_mode=iptables\n\n[k8s_cluster:vars]\nkube_proxy_strict_arp = true\n",
+				"inv/c/group_vars/k8s_cluster/k8s-cluster.yml": "kube_proxy_mode: 'ipvs'\n",
+			},
+			want: []string{"kubespray mode=ipvs/installer@inv/c/group_vars/k8s_cluster/k8s-cluster.yml:1:19 ipvs=kube_proxy_strict_arp@inv/c/inventory.ini:5:1"},
+		},
+		{
+			name:  "kubespray ini host var and template",
+			files: map[string]string{"hosts.ini": "[kube_node]\nnode1 ansible_host=10.0.0.1 kube_proxy_mode=\"nftables\"\n", "other/group_vars/all.yml": "kube_proxy_mode: \"{{ mode }}\"\n"},
+			want:  []string{"kubespray mode=nftables/installer@hosts.ini:2:46", "kubespray mode=/unknown@other/group_vars/all.yml:1:19"},
+		},
+		{
+			name:  "kubespray YAML inventory",
+			files: map[string]string{"inventory/prod/hosts.yaml": "all:\n  hosts:\n    node1:\n      ansible_host: 10.0.0.1\n  vars:\n    kube_proxy_mode: iptables\n  children:\n    k8s_cluster:\n      vars:\n        kube_proxy_mode: ipvs\n        kube_proxy_strict_arp: true\n      children:\n        kube_node:\n          hosts:\n            node1:\n"},
+			want:  []string{"kubespray mode=ipvs/installer@inventory/prod/hosts.yaml:10:26 ipvs=kube_proxy_strict_arp@inventory/prod/hosts.yaml:11:9"},
+		},
+		{
+			name:  "kubespray role defaults are not settings",
+			files: map[string]string{"roles/kubernetes/node/defaults/main.yml": "kube_proxy_mode: ipvs\n"},
+		},
+		{
+			name:  "kubespray cilium replacement",
+			files: map[string]string{"group_vars/k8s_cluster/k8s-net-cilium.yml": "cilium_kube_proxy_replacement: true\n"},
+			want:  []string{"kubespray mode=ipvs/installer default disabled=true@group_vars/k8s_cluster/k8s-net-cilium.yml:1:1"},
+		},
+		{
+			name:  "k3s config and disable",
+			files: map[string]string{"k3s/config.yaml": "disable-kube-proxy: true\nkube-proxy-arg:\n- proxy-mode=ipvs\n"},
+			want:  []string{"k3s mode=ipvs/flag@k3s/config.yaml:3:3 disabled=true@k3s/config.yaml:1:1 flag=proxy-mode=ipvs@k3s/config.yaml:3:14"},
+		},
+		{
+			name:  "k3s install line continued",
+			files: map[string]string{"install.sh": "#!/bin/sh\ncurl -sfL https://get.k3s.io | sh -s - server \\\n  --kube-proxy-arg=proxy-mode=ipvs\n# k3s server --disable-kube-proxy\n"},
+			want:  []string{"k3s mode=ipvs/flag@install.sh:3:20 flag=proxy-mode=ipvs@install.sh:3:31"},
+		},
+		{
+			name:  "rke2 install env",
+			files: map[string]string{"bootstrap.sh": "curl -sfL https://get.rke2.io | INSTALL_RKE2_EXEC=\"server --disable-kube-proxy\" sh -\n"},
+			want:  []string{"rke2 mode=iptables/installer default disabled=--disable-kube-proxy@bootstrap.sh:1:59"},
+		},
+		{
+			name:   "talos before 1.8 defaults to iptables",
+			target: &v139,
+			files:  map[string]string{"cp.yaml": "version: v1alpha1\nmachine:\n  install:\n    image: ghcr.io/siderolabs/installer:v1.7.6\ncluster:\n  proxy:\n    disabled: true\n"},
+			want:   []string{"talos mode=iptables/installer default disabled=true@cp.yaml:7:5"},
+		},
+		{
+			name:  "talos default nftables",
+			files: map[string]string{"patch.yaml": "cluster:\n  proxy:\n    extraArgs:\n      ipvs-scheduler: lc\n"},
+			want:  []string{"talos mode=nftables/installer default flag=ipvs-scheduler=lc@patch.yaml:4:23"},
+		},
+		{
+			name:  "gardener normalised",
+			files: map[string]string{"shoot.yaml": "apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nspec:\n  kubernetes:\n    version: 1.38.0\n    kubeProxy:\n      mode: IPVS\n      enabled: false\n"},
+			want:  []string{"gardener mode=ipvs/installer@shoot.yaml:7:13 disabled=false@shoot.yaml:8:7"},
+		},
+		{
+			name:  "eksctl JSON string mapped into the string",
+			files: map[string]string{"eks.yaml": "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: a\naddons:\n- name: kube-proxy\n  configurationValues: \"{\\\"mode\\\": \\\"ipvs\\\", \\\"ipvs\\\": {\\\"scheduler\\\": \\\"rr\\\"}}\"\n"},
+			want:  []string{"eks mode=ipvs/installer@eks.yaml:7:38 ipvs=scheduler@eks.yaml:7:57"},
+		},
+		{
+			name:  "terraform jsonencode, heredoc, variable",
+			files: map[string]string{"main.tf": "resource \"aws_eks_addon\" \"kp\" {\n  addon_name = \"kube-proxy\"\n  configuration_values = jsonencode({\n    mode = \"ipvs\"\n  })\n}\nresource \"aws_eks_addon\" \"h\" {\n  addon_name = \"kube-proxy\"\n  configuration_values = <<EOT\n{\"mode\": \"nftables\"}\nEOT\n}\nresource \"aws_eks_addon\" \"v\" {\n  addon_name = \"kube-proxy\"\n  configuration_values = jsonencode({ mode = var.m })\n}\n"},
+			want:  []string{"eks mode=ipvs/installer@main.tf:4:13", "eks mode=nftables/installer@main.tf:10:11", "eks mode=/unknown@main.tf:15:46"},
+		},
+		{
+			name:  "terraform azapi aks",
+			files: map[string]string{"aks.tf": "resource \"azapi_resource\" \"aks\" {\n  body = {\n    properties = {\n      networkProfile = {\n        kubeProxyConfig = {\n          enabled = false\n          mode    = \"IPVS\"\n        }\n      }\n    }\n  }\n}\n"},
+			want:  []string{"aks mode=ipvs/installer@aks.tf:7:22 disabled=false@aks.tf:6:11"},
+		},
+		{
+			name:  "bicep",
+			files: map[string]string{"aks.bicep": "param proxyMode string = 'IPTABLES'\nresource aks 'Microsoft.ContainerService/managedClusters@2024-09-02-preview' = {\n  properties: {\n    networkProfile: {\n      kubeProxyConfig: {\n        enabled: true\n        mode: 'IPVS'\n        // mode: 'IPTABLES'\n        ipvsConfig: { scheduler: 'LeastConnection', tcpTimeoutSeconds: 900 }\n      }\n    }\n  }\n}\nresource other 'x' = {\n  properties: { networkProfile: { kubeProxyConfig: { mode: proxyMode } } }\n}\n"},
+			want:  []string{"aks mode=ipvs/installer@aks.bicep:7:16 ipvs=scheduler@aks.bicep:9:23 ipvs=tcpTimeoutSeconds@aks.bicep:9:53", "aks mode=/unknown@aks.bicep:15:60"},
+		},
+		{
+			name:  "rke1 extra_args",
+			files: map[string]string{"cluster.yml": "nodes:\n- address: 1.2.3.4\nservices:\n  kubeproxy:\n    extra_args:\n      proxy-mode: ipvs\n"},
+			want:  []string{"rke1 mode=ipvs/flag@cluster.yml:6:7 flag=proxy-mode=ipvs@cluster.yml:6:19"},
+		},
+		{
+			name:   "kubeadm without a proxy document",
+			target: &v140,
+			files:  map[string]string{"kubeadm.yaml": "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nskipPhases: [addon/kube-proxy]\n---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n"},
+			want:   []string{"kubeadm mode=nftables/installer default disabled=addon/kube-proxy@kubeadm.yaml:3:14"},
+		},
+		{
+			name:  "kubeadm with a proxy document: one instance",
+			files: map[string]string{"kubeadm.yaml": "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"},
+			want:  []string{"kubeadm mode=ipvs/config@kubeadm.yaml:6:1"},
+		},
+		{
+			name:  "kubeadm-config ConfigMap: only the disabled state counts",
+			files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kubeadm-config\n  namespace: kube-system\ndata:\n  ClusterConfiguration: |\n    apiVersion: kubeadm.k8s.io/v1beta4\n    kind: ClusterConfiguration\n    proxy:\n      disabled: true\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kubeadm-config\n  namespace: other\ndata:\n  ClusterConfiguration: |\n    apiVersion: kubeadm.k8s.io/v1beta4\n    kind: ClusterConfiguration\n"},
+			want:  []string{"kubeadm mode=nftables/installer default disabled=true@cm.yaml:11:7"},
+		},
+		{
+			name:  "CRD schemas are not installer configs",
+			files: map[string]string{"crd.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        properties:\n          networkProfile:\n            properties:\n              kubeProxyConfig:\n                properties:\n                  mode: {enum: [IPTABLES, IPVS]}\n"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string][]byte{}
+			for n, c := range tt.files {
+				files[n] = []byte(c)
+			}
+			ws := load.Files(files, tt.target)
+			got := describeInstallers(ws)
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("instances:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestInstallerTargets(t *testing.T) {
+	for _, c := range []struct{ name, content, want string }{
+		{"shoot.yaml", "apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nspec:\n  kubernetes:\n    version: 1.38.2\n", "1.38 Gardener spec.kubernetes.version at shoot.yaml:5:14"},
+		{"eks.yaml", "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  version: \"1.37\"\naddons:\n- name: kube-proxy\n  version: v1.39.0-eksbuild.2\n", "1.39 EKS kube-proxy add-on version at eks.yaml:7:12"},
+		{"cp.yaml", "version: v1alpha1\nmachine:\n  kubelet:\n    image: ghcr.io/siderolabs/kubelet:v1.36.1\ncluster:\n  proxy:\n    image: registry.k8s.io/kube-proxy:v1.35.0\n", "1.36 Talos kubelet image at cp.yaml:4:12"},
+	} {
+		ws := load.Files(map[string][]byte{c.name: []byte(c.content)}, nil)
+		if got := ws.Target.Version.String() + " " + ws.Target.Source; got != c.want {
+			t.Errorf("%s: target %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestKopsRHEL10Default(t *testing.T) {
+	spec := "apiVersion: kops.k8s.io/v1alpha2\nkind: Cluster\nmetadata:\n  name: a\n---\napiVersion: kops.k8s.io/v1alpha2\nkind: InstanceGroup\nspec:\n  image: 309956199498/RHEL-10.0.0_HVM-20250520-x86_64-0-Hourly2-GP3\n"
+	ws := load.Files(map[string][]byte{"cluster.yaml": []byte(spec)}, nil)
+	if got := describeInstallers(ws); len(got) != 1 || got[0] != "kops mode=nftables/installer default" {
+		t.Errorf("kops on RHEL 10: %v", got)
+	}
+}
+
+func TestInstallerDefaults(t *testing.T) {
+	ws := load.Files(map[string][]byte{"kubeadm.yaml": []byte("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n")}, nil)
+	ins := ws.Instances[0].Installer
+	for _, c := range []struct {
+		minor   int
+		want    string
+		changes bool
+	}{{37, "iptables", true}, {39, "iptables", true}, {40, "nftables", true}, {43, "nftables", true}} {
+		v := checker.Version{Major: 1, Minor: c.minor}
+		before, at, changes := ins.DefaultChanges(v)
+		if at != c.want || before != "iptables" || changes != c.changes || ins.DefaultMode(v) != c.want {
+			t.Errorf("kubeadm default at %s = %s (before %s, changes %t), want %s", v, at, before, changes, c.want)
+		}
+	}
+	ws = load.Files(map[string][]byte{"k.yml": []byte("kube_proxy_strict_arp: true\n")}, nil)
+	if _, at, changes := ws.Instances[0].Installer.DefaultChanges(checker.Version{Major: 1, Minor: 40}); at != "ipvs" || changes {
+		t.Errorf("kubespray default = %s (changes %t), want ipvs, constant", at, changes)
+	}
+}

@@ -1,0 +1,243 @@
+package load
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+)
+
+func init() {
+	instanceFinders = append(instanceFinders, findCommandInstances)
+}
+
+// findCommandInstances finds kube-proxy command lines in text files: commands of shell
+// scripts, systemd Exec*= lines (with continuations), Dockerfile RUN/CMD/ENTRYPOINT (shell and
+// exec form), Makefile recipes, and flag files (one flag per line). Each becomes an
+// InstanceCommand whose flags carry exact positions and removal edits, and whose --config is
+// resolved to a heredoc that writes that path, or else to the only KubeProxyConfiguration
+// file of that name in the workspace.
+func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
+	var out []*checker.Instance
+	var targets map[string][]*checker.Document
+	for _, f := range ws.Files {
+		if f.Format != checker.FormatText {
+			continue
+		}
+		d := shell.DialectOf(f.Path, f.Content)
+		if d == shell.DialectNone || (d != shell.DialectFlags && !strings.Contains(string(f.Content), "kube-proxy")) {
+			continue
+		}
+		s := shell.ParseFile(d, f.Content)
+		var found []*checker.Instance
+		if d == shell.DialectFlags {
+			var words []shell.Word
+			for _, c := range s.Commands {
+				words = append(words, c.Words...)
+			}
+			if len(words) == 0 {
+				continue
+			}
+			in := &checker.Instance{Kind: checker.InstanceCommand, Source: f, Label: "kube-proxy flags in " + f.Path}
+			in.Program, in.ProgramEnd = f.PositionAt(words[0].Pos), f.PositionAt(words[0].End)
+			in.Flags, _ = textFlags(f, words, true)
+			found = append(found, in)
+		} else {
+			for i := range s.Commands {
+				c := &s.Commands[i]
+				p := c.Program()
+				if p >= len(c.Words) || !isKubeProxyBinary(c.Words[p].Text) {
+					continue
+				}
+				prog := c.Words[p]
+				pos := f.PositionAt(prog.Pos)
+				in := &checker.Instance{
+					Kind: checker.InstanceCommand, Source: f,
+					Program: pos, ProgramEnd: f.PositionAt(prog.End),
+					Label:   fmt.Sprintf("kube-proxy in %s %s line %d", d, f.Path, pos.Line),
+					Windows: strings.HasSuffix(strings.ToLower(prog.Text), ".exe"),
+				}
+				var unknown bool
+				in.Flags, unknown = textFlags(f, c.Words[p+1:], false)
+				if unknown && in.Flag("config") == nil && in.Flag("proxy-mode") == nil {
+					// "kube-proxy $KUBE_PROXY_ARGS": the flags that decide the mode are not
+					// in the file, so nothing can be said about its defaults.
+					continue
+				}
+				found = append(found, in)
+			}
+		}
+		for _, in := range found {
+			if cf := in.Flag("config"); cf != nil {
+				if targets == nil {
+					targets = heredocTargets(ws)
+				}
+				resolveTextConfig(ws, targets, in, cf)
+			}
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// textFlags parses kube-proxy flags from words: --name=value, --name value, -v=2. lineMode
+// (flag files) takes one flag per line, with everything after the name on the line as its
+// value. unknown reports a word that is neither a flag nor a flag's value but an expansion
+// ($ARGS, "$@"), which hides flags from the linter.
+func textFlags(f *checker.File, words []shell.Word, lineMode bool) (flags []checker.Flag, unknown bool) {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w.Text, "-") || w.Text == "-" || w.Text == "--" {
+			if strings.Contains(w.Text, "$") {
+				unknown = true
+			}
+			continue
+		}
+		name := strings.TrimLeft(w.Text, "-")
+		fl := checker.Flag{}
+		last := w
+		if k, v, ok := strings.Cut(name, "="); ok {
+			fl.Name, fl.Value, fl.HasValue = k, v, true
+			eq := strings.IndexByte(w.Text, '=') + 1
+			a, b := w.Span(eq, len(w.Text))
+			fl.ValuePos, fl.ValueEnd = f.PositionAt(a), f.PositionAt(b)
+		} else {
+			fl.Name = name
+			if !boolFlags[name] && i+1 < len(words) && (!strings.HasPrefix(words[i+1].Text, "-") || isNegativeNumber(words[i+1].Text)) &&
+				(!lineMode || sameLine(f, w.Pos, words[i+1].Pos)) {
+				v := words[i+1]
+				fl.Value, fl.HasValue = v.Text, true
+				a, b := v.Span(0, len(v.Text))
+				fl.ValuePos, fl.ValueEnd = f.PositionAt(a), f.PositionAt(b)
+				last = v
+				i++
+			}
+		}
+		// The span leaves out quotes around the flag, as for YAML flags; Remove takes them.
+		a, _ := w.Span(0, len(w.Text))
+		_, b := last.Span(0, len(last.Text))
+		fl.Pos, fl.End = f.PositionAt(a), f.PositionAt(b)
+		if !fl.HasValue {
+			fl.ValuePos, fl.ValueEnd = fl.Pos, fl.End
+		}
+		fl.Remove = removeTextEdits(f, w.Pos, last.End, lineMode)
+		flags = append(flags, fl)
+	}
+	return flags, unknown
+}
+
+func sameLine(f *checker.File, a, b int) bool {
+	return !strings.Contains(string(f.Content[min(a, b):max(a, b)]), "\n")
+}
+
+// removeTextEdits deletes the bytes [from, to) of a flag: its whole line when it stands alone
+// on it (flag files, continued command lines), the preceding comma of a JSON exec-form item,
+// or the blanks before it.
+func removeTextEdits(f *checker.File, from, to int, lineMode bool) []checker.TextEdit {
+	src := f.Content
+	ls := from
+	for ls > 0 && src[ls-1] != '\n' {
+		ls--
+	}
+	le := to
+	for le < len(src) && src[le] != '\n' {
+		le++
+	}
+	before := strings.TrimSpace(string(src[ls:from]))
+	after := strings.TrimSpace(string(src[to:le]))
+	edit := func(a, b int) []checker.TextEdit {
+		return []checker.TextEdit{{Pos: f.PositionAt(a), End: f.PositionAt(b)}}
+	}
+	next := min(le+1, len(src))
+	switch {
+	case before == "" && (after == "" || strings.HasPrefix(after, "#")) && lineMode:
+		return edit(ls, next)
+	case before == "" && after == `\`:
+		// "    --flag=x \": the whole continued line goes.
+		return edit(ls, next)
+	case before == "" && after == "" && ls > 0:
+		// The last line of a continued command: drop it with the previous line's " \".
+		pe := ls - 1
+		if pe > 0 && src[pe-1] == '\r' {
+			pe--
+		}
+		prev := strings.TrimRight(string(src[:pe]), " \t")
+		if strings.HasSuffix(prev, `\`) {
+			cut := len(strings.TrimRight(prev[:len(prev)-1], " \t"))
+			return edit(cut, le)
+		}
+	}
+	a := from
+	for a > 0 && (src[a-1] == ' ' || src[a-1] == '\t') {
+		a--
+	}
+	if a > 0 && src[a-1] == ',' && from < len(src) && src[from] == '"' {
+		// An item of a JSON exec-form array: take the comma before it.
+		return edit(a-1, to)
+	}
+	if a == ls {
+		// First on its line: take the blanks after it instead.
+		b := to
+		for b < le && (src[b] == ' ' || src[b] == '\t') {
+			b++
+		}
+		return edit(from, b)
+	}
+	return edit(a, to)
+}
+
+// resolveTextConfig points a command line's --config at a KubeProxyConfiguration in the
+// workspace: a heredoc that writes that path, or else the only file of that base name
+// holding one.
+func resolveTextConfig(ws *checker.Workspace, targets map[string][]*checker.Document, in *checker.Instance, cf *checker.Flag) {
+	p := path.Clean(cf.Value)
+	if checker.HasPlaceholder(cf.Value) {
+		in.ConfigUnresolved = "--config " + cf.Value + " is a placeholder"
+		return
+	}
+	for _, d := range targets[p] {
+		if d.Kind == "KubeProxyConfiguration" {
+			in.Config = d
+			pos, end := d.KindPos()
+			in.ConfigVia = append(in.ConfigVia, checker.Related{Pos: pos, End: end, Message: "a heredoc writes the configuration to " + p})
+			return
+		}
+	}
+	var cands []*checker.Document
+	for _, d := range ws.Docs {
+		if d.Kind == "KubeProxyConfiguration" && d.Parent == nil && d.File.Parent == nil && path.Base(d.File.Path) == path.Base(p) {
+			cands = append(cands, d)
+		}
+	}
+	if len(cands) == 1 {
+		in.Config = cands[0]
+		pos, end := cands[0].KindPos()
+		in.ConfigVia = append(in.ConfigVia, checker.Related{Pos: pos, End: end, Message: "--config " + cf.Value + " is taken to be this file (same name)"})
+		return
+	}
+	in.ConfigUnresolved = "--config " + cf.Value + " is not in the linted files"
+}
+
+// dropClaimedConfigs removes standalone-configuration instances whose document a command
+// line or installer instance uses, so each configuration is one kube-proxy.
+func dropClaimedConfigs(ins []*checker.Instance) []*checker.Instance {
+	claimed := map[*checker.Document]bool{}
+	for _, in := range ins {
+		if in.Kind != checker.InstanceConfig && in.Config != nil {
+			claimed[in.Config] = true
+		}
+	}
+	if len(claimed) == 0 {
+		return ins
+	}
+	out := ins[:0]
+	for _, in := range ins {
+		if in.Kind == checker.InstanceConfig && claimed[in.Config] {
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package load
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+func TestClassifyText(t *testing.T) {
+	kpc := []byte("cat <<EOF\nkind: KubeProxyConfiguration\nEOF\n")
+	for _, tc := range []struct {
+		name    string
+		content []byte
+		want    fileClass
+	}{
+		{"node.sh", kpc, classText},
+		{"bootstrap", []byte("#!/bin/bash\n" + string(kpc)), classText},
+		{"kube-proxy.service", nil, classText},
+		{"Dockerfile", []byte("FROM x\n"), classText},
+		{"Makefile", []byte("all:\n"), classText},
+		{"etc/kube-proxy.flags", []byte("--v=2\n"), classText},
+		{"etc/containerd/config.toml", []byte("version = 2\n"), classText},
+		{"certs.d/localhost:32000/hosts.toml", []byte("server = \"http://localhost:32000\"\n"), classText},
+		{"templates/kube-proxy.yaml.j2", []byte("mode: {{ m }}\n"), classYAML},
+		{"kube-proxy.conf", []byte("kind: KubeProxyConfiguration\n"), classYAML},
+		{"pyproject.toml", []byte("x = 1\n"), classSkip},
+		{"notes.txt", []byte("kube-proxy --proxy-mode=ipvs\n"), classSkip},
+	} {
+		if got := classify(tc.name, tc.content, false); got != tc.want {
+			t.Errorf("classify(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.want != classSkip && !wantName(tc.name) {
+			t.Errorf("wantName(%s) = false", tc.name)
+		}
+	}
+}
+
+// at returns the position of the n-th (0-based) occurrence of sub in src.
+func at(t *testing.T, src, sub string, n int) (line, col int) {
+	t.Helper()
+	off := -1
+	for i := 0; i <= n; i++ {
+		j := strings.Index(src[off+1:], sub)
+		if j < 0 {
+			t.Fatalf("%q not found", sub)
+		}
+		off += j + 1
+	}
+	line = strings.Count(src[:off], "\n") + 1
+	col = off - strings.LastIndex(src[:off], "\n")
+	return line, col
+}
+
+func TestHeredocDocumentPositions(t *testing.T) {
+	src := "#!/bin/sh\nif true; then\n\tcat <<-'EOF' > /etc/kp.yaml\n\tapiVersion: kubeproxy.config.k8s.io/v1alpha1\n\tkind: KubeProxyConfiguration\n\tmode: ipvs\n\tEOF\nfi\nexec kube-proxy --config /etc/kp.yaml --v=2\n"
+	ws := Bytes("node.sh", []byte(src), nil)
+	if len(ws.Problems) > 0 {
+		t.Fatalf("problems: %+v", ws.Problems)
+	}
+	var kpc *checker.Document
+	for _, d := range ws.Docs {
+		if d.Kind == "KubeProxyConfiguration" {
+			kpc = d
+		}
+	}
+	if kpc == nil {
+		t.Fatal("heredoc not decoded")
+	}
+	pos, _, _ := kpc.ValuePos(checker.Path{"mode"})
+	line, col := at(t, src, "ipvs", 0)
+	if pos.Line != line || pos.Column != col || pos.Filename != "node.sh" {
+		t.Errorf("mode value at %s, want node.sh:%d:%d", pos, line, col)
+	}
+	if len(ws.Instances) != 1 {
+		t.Fatalf("instances: %d", len(ws.Instances))
+	}
+	in := ws.Instances[0]
+	if in.Kind != checker.InstanceCommand || in.Config != kpc || in.Mode(checker.Version{Major: 1, Minor: 39}).Value != "ipvs" {
+		t.Errorf("instance %+v", in)
+	}
+	if l, c := at(t, src, "kube-proxy", 0); in.Program.Line != l || in.Program.Column != c {
+		t.Errorf("program at %s", in.Program)
+	}
+}
+
+func TestCommandInstanceFlags(t *testing.T) {
+	src := "[Service]\nExecStart=/usr/bin/kube-proxy --v=2 \\\n  --proxy-mode=\"ipvs\" \\\n  --cluster-cidr 10.0.0.0/8\n"
+	ws := Bytes("kube-proxy.service", []byte(src), nil)
+	if len(ws.Instances) != 1 {
+		t.Fatalf("instances: %d", len(ws.Instances))
+	}
+	in := ws.Instances[0]
+	pm := in.Flag("proxy-mode")
+	if pm == nil || pm.Value != "ipvs" || pm.Doc != nil {
+		t.Fatalf("proxy-mode flag %+v", pm)
+	}
+	if l, c := at(t, src, "--proxy-mode", 0); pm.Pos.Line != l || pm.Pos.Column != c {
+		t.Errorf("flag at %s", pm.Pos)
+	}
+	if got := src[pm.ValuePos.Offset:pm.ValueEnd.Offset]; got != "ipvs" {
+		t.Errorf("value span %q", got)
+	}
+	for _, tc := range []struct{ flag, want string }{
+		{"proxy-mode", "[Service]\nExecStart=/usr/bin/kube-proxy --v=2 \\\n  --cluster-cidr 10.0.0.0/8\n"},
+		{"cluster-cidr", "[Service]\nExecStart=/usr/bin/kube-proxy --v=2 \\\n  --proxy-mode=\"ipvs\"\n"},
+		{"v", "[Service]\nExecStart=/usr/bin/kube-proxy \\\n  --proxy-mode=\"ipvs\" \\\n  --cluster-cidr 10.0.0.0/8\n"},
+	} {
+		got, err := checker.ApplyEdits([]byte(src), in.Flag(tc.flag).Remove)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("remove --%s: %v\n%s", tc.flag, err, got)
+		}
+	}
+	if cc := in.Flag("cluster-cidr"); cc.Value != "10.0.0.0/8" {
+		t.Errorf("separate value %q", cc.Value)
+	}
+}
+
+func TestCommandInstancesSkipped(t *testing.T) {
+	ws := Files(map[string][]byte{
+		"a.sh":       []byte("#!/bin/sh\n# kube-proxy --proxy-mode=ipvs\necho kube-proxy --v=2\nsystemctl restart kube-proxy\nkube-proxy $ARGS\n"),
+		"README.md":  []byte("kube-proxy --proxy-mode=ipvs\n"),
+		"b.service":  []byte("[Unit]\nDescription=kube-proxy --proxy-mode=ipvs\n"),
+		"Dockerfile": []byte("FROM registry.k8s.io/kube-proxy:v1.37.0\nLABEL x=\"kube-proxy --proxy-mode=ipvs\"\n"),
+	}, nil)
+	if len(ws.Instances) != 0 {
+		for _, in := range ws.Instances {
+			t.Errorf("unexpected instance %s", in.Label)
+		}
+	}
+}
+
+func TestTemplatedYAMLDecodesLiteralLines(t *testing.T) {
+	src := "{{- if .Values.enabled }}\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nclusterCIDR: {{ .Values.cidr | quote }}\nmetricsBindAddress: \"{{ .Values.bind }}:10249\"\nmode: ipvs\n{{- end }}\n"
+	ws := Bytes("templates/kpc.yaml", []byte(src), nil)
+	for _, p := range ws.Problems {
+		t.Errorf("problem: %s: %s", p.Pos, p.Message)
+	}
+	if len(ws.Docs) != 1 || ws.Docs[0].Kind != "KubeProxyConfiguration" {
+		t.Fatalf("docs: %d", len(ws.Docs))
+	}
+	d := ws.Docs[0]
+	pos, _, _ := d.ValuePos(checker.Path{"mode"})
+	if l, c := at(t, src, "ipvs", 0); pos.Line != l || pos.Column != c {
+		t.Errorf("mode at %s", pos)
+	}
+	if v := d.Str(checker.Path{"clusterCIDR"}); !checker.HasPlaceholder(v) {
+		t.Errorf("placeholder value %q is not recognised", v)
+	}
+	if len(ws.Files) != 1 || string(ws.Files[0].Content) != src {
+		t.Error("file content must stay as written")
+	}
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// githubFormatter writes GitHub Actions workflow commands ("::error file=…,line=…::message"),
+// which the runner turns into annotations on the pull request's changed files.
+type githubFormatter struct{}
+
+// Format writes one command per finding. Internal findings (a broken rule) are annotations
+// too: they must not go unnoticed in a CI log.
+func (githubFormatter) Format(w io.Writer, r *Result) error {
+	var b strings.Builder
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		b.WriteString(githubCommand(f))
+		b.WriteByte('\n')
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// githubCommand builds the workflow command of one finding. GitHub uses endColumn only when
+// the annotation stays on one line, and counts it inclusively (the last character), unlike
+// SARIF's exclusive endColumn.
+func githubCommand(f *checker.Finding) string {
+	var props []string
+	add := func(k, v string) { props = append(props, k+"="+escapeGitHubProperty(v)) }
+	if f.Pos.Filename != "" {
+		add("file", f.Pos.Filename)
+	}
+	if f.Pos.IsValid() {
+		end := span(f.Pos, f.End)
+		add("line", strconv.Itoa(f.Pos.Line))
+		if f.Pos.Column > 0 {
+			add("col", strconv.Itoa(f.Pos.Column))
+		}
+		if end.Line > f.Pos.Line {
+			add("endLine", strconv.Itoa(end.Line))
+		} else if end.Column > f.Pos.Column {
+			add("endLine", strconv.Itoa(end.Line))
+			add("endColumn", strconv.Itoa(end.Column-1))
+		}
+	}
+	title := f.RuleID
+	if f.RuleName != "" {
+		title += " " + f.RuleName
+	}
+	add("title", title)
+	msg := f.Message
+	if !strings.Contains(msg, f.RuleID) {
+		msg += " (" + title + ")"
+	}
+	for _, rel := range f.Related {
+		msg += "\n" + rel.Pos.String() + ": " + rel.Message
+	}
+	for _, fix := range f.Fixes {
+		if fix.Message != "" {
+			msg += "\nfix: " + fix.Message
+		}
+	}
+	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + escapeGitHubData(msg)
+}
+
+// githubLevel maps a severity to a workflow command; GitHub has no "info" but "notice".
+func githubLevel(s checker.Severity) string {
+	switch s {
+	case checker.SeverityError:
+		return "error"
+	case checker.SeverityWarning:
+		return "warning"
+	default:
+		return "notice"
+	}
+}
+
+// escapeGitHubData escapes a command's message as the runner's toolkit does (escapeData).
+func escapeGitHubData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeGitHubProperty escapes a property value (escapeProperty): the message escapes plus
+// the ":" and "," that separate properties.
+func escapeGitHubProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,222 @@
+package shell
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func words(c Command) []string {
+	var out []string
+	for _, w := range c.Words {
+		out = append(out, w.Text)
+	}
+	return out
+}
+
+func TestParseCommandsAndOffsets(t *testing.T) {
+	src := []byte("#!/bin/sh\n# kube-proxy --proxy-mode=ipvs\nFOO=1 exec \"/usr/bin/kube-proxy\" \\\n  --proxy-mode='ipvs' --v=2 | tee log; echo a#b && echo done\n")
+	s := Parse(src, 0, len(src), Options{})
+	if len(s.Commands) != 4 {
+		t.Fatalf("got %d commands: %+v", len(s.Commands), s.Commands)
+	}
+	c := s.Commands[0]
+	if got := strings.Join(words(c), " "); got != "FOO=1 exec /usr/bin/kube-proxy --proxy-mode=ipvs --v=2" {
+		t.Errorf("words = %q", got)
+	}
+	if p := c.Program(); p != 2 || c.Name() != "kube-proxy" {
+		t.Errorf("program = %d %q", p, c.Name())
+	}
+	if !c.PipeOut || !s.Commands[1].PipeIn {
+		t.Error("pipe not recorded")
+	}
+	// The quoted program word spans its quotes; Span of the text leaves them out.
+	w := c.Words[2]
+	if string(src[w.Pos:w.End]) != `"/usr/bin/kube-proxy"` {
+		t.Errorf("word span %q", src[w.Pos:w.End])
+	}
+	a, b := w.Span(0, len(w.Text))
+	if string(src[a:b]) != "/usr/bin/kube-proxy" {
+		t.Errorf("text span %q", src[a:b])
+	}
+	// A partly quoted flag: the value span maps inside the quotes.
+	f := c.Words[3]
+	eq := strings.IndexByte(f.Text, '=') + 1
+	a, b = f.Span(eq, len(f.Text))
+	if string(src[a:b]) != "ipvs" {
+		t.Errorf("value span %q", src[a:b])
+	}
+	if got := words(s.Commands[2]); strings.Join(got, " ") != "echo a#b" {
+		t.Errorf("# inside a word is not a comment: %q", got)
+	}
+	if g := s.Commands[3].Guard; len(g) != 2 || g[0] != "echo" {
+		t.Errorf("&& guard = %q", g)
+	}
+}
+
+func TestHeredocs(t *testing.T) {
+	src := []byte("cat <<-'EOF' > /etc/kp.yaml\n\tkind: KubeProxyConfiguration\n\tmode: ipvs\n\tEOF\ncat <<\"X\" | tee a\nmode: x\nX\necho after\n")
+	s := Parse(src, 0, len(src), Options{})
+	if len(s.Heredocs) != 2 {
+		t.Fatalf("heredocs: %d", len(s.Heredocs))
+	}
+	h := s.Heredocs[0]
+	if !h.Quoted || !h.StripTabs || string(h.Body) != "kind: KubeProxyConfiguration\nmode: ipvs\n" {
+		t.Errorf("heredoc 0: %+v %q", h, h.Body)
+	}
+	// Offsets map the body back to the source, past the stripped tabs.
+	i := bytes.Index(h.Body, []byte("ipvs"))
+	if o := h.Offs[i]; string(src[o:o+4]) != "ipvs" {
+		t.Errorf("offset %d maps to %q", o, src[o:o+4])
+	}
+	if len(h.Offs) != len(h.Body)+1 {
+		t.Errorf("offs len %d, body len %d", len(h.Offs), len(h.Body))
+	}
+	if c := s.Commands[h.Command]; c.Name() != "cat" || len(c.Redirects) != 2 || c.Redirects[1].Target.Text != "/etc/kp.yaml" {
+		t.Errorf("heredoc command %+v", c)
+	}
+	if string(s.Heredocs[1].Body) != "mode: x\n" {
+		t.Errorf("heredoc 1 body %q", s.Heredocs[1].Body)
+	}
+	last := s.Commands[len(s.Commands)-1]
+	if strings.Join(words(last), " ") != "echo after" {
+		t.Errorf("after the heredocs: %q", words(last))
+	}
+}
+
+func TestGuards(t *testing.T) {
+	src := []byte(`if [ "$MODE" = ipvs ]; then
+  ipvsadm -C
+else
+  ipvsadm -Ln
+fi
+case "$m" in
+  ipvs|IPVS) a ;;
+  *) b ;;
+esac
+for x in 1 2; do c; done
+`)
+	s := Parse(src, 0, len(src), Options{})
+	byName := map[string]Command{}
+	for _, c := range s.Commands {
+		byName[c.Name()+strings.Join(words(c)[1:], " ")] = c
+	}
+	if g := byName["ipvsadm-C"].Guard; strings.Join(g, " ") != "[ $MODE = ipvs ]" {
+		t.Errorf("then guard %q", g)
+	}
+	if g := byName["ipvsadm-Ln"].Guard; len(g) != 0 {
+		t.Errorf("else guard %q", g)
+	}
+	if g := byName["a"].Guard; strings.Join(g, " ") != "$m = ipvs|IPVS" {
+		t.Errorf("case guard %q", g)
+	}
+	if g := byName["b"].Guard; strings.Join(g, " ") != "$m = *" {
+		t.Errorf("default branch guard %q", g)
+	}
+	if _, ok := byName["c"]; !ok {
+		t.Errorf("loop body missing: %v", byName)
+	}
+	if c := byName["[$MODE = ipvs ]"]; !c.Cond {
+		t.Errorf("condition not marked: %+v", c)
+	}
+}
+
+func TestCommandSubstitution(t *testing.T) {
+	src := []byte(`x="$(iptables-save | grep KUBE-SVC)"` + "\n")
+	s := Parse(src, 0, len(src), Options{})
+	var names []string
+	for _, c := range s.Commands {
+		names = append(names, c.Name())
+	}
+	// The commands of a substitution come before the command that holds it.
+	if strings.Join(names, ",") != "iptables-save,grep," {
+		t.Fatalf("commands %q", names)
+	}
+	g := s.Commands[1]
+	if !g.Substituted || !g.PipeIn {
+		t.Errorf("grep: %+v", g)
+	}
+	w := g.Words[1]
+	if string(src[w.Pos:w.End]) != "KUBE-SVC" {
+		t.Errorf("offset in substitution: %q", src[w.Pos:w.End])
+	}
+}
+
+func TestDialects(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		want          Dialect
+	}{
+		{"a/node.sh", "", DialectShell},
+		{"bootstrap", "#!/usr/bin/env bash\necho", DialectShell},
+		{"bootstrap", "#!/usr/bin/python3\n", DialectNone},
+		{"x/kube-proxy.service", "", DialectUnit},
+		{"x/kube-proxy.service.d/10-flags.conf", "", DialectUnit},
+		{"roles/kp/templates/kube-proxy.service.j2", "", DialectUnit},
+		{"Dockerfile", "", DialectDockerfile},
+		{"build/Dockerfile.proxy", "", DialectDockerfile},
+		{"Makefile", "", DialectMakefile},
+		{"etc/kube-proxy.flags", "--v=2\n", DialectFlags},
+		{"etc/kube-proxy", "# flags\n--proxy-mode=ipvs\n--v=2\n", DialectFlags},
+		{"etc/kube-proxy", "KUBE_PROXY_ARGS=--v=2\n", DialectNone},
+		{"etc/kube-proxy.yaml", "--- \n", DialectNone},
+		{"README.md", "kube-proxy --proxy-mode=ipvs", DialectNone},
+	} {
+		if got := DialectOf(tc.name, []byte(tc.content)); got != tc.want {
+			t.Errorf("DialectOf(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestParseFileDialects(t *testing.T) {
+	unit := []byte("[Service]\nExecStart=-/usr/bin/kube-proxy \\\n# a comment line inside the continuation\n  --proxy-mode=ipvs #not-a-comment\nExecStop=/bin/kill $MAINPID\nEnvironment=A=kube-proxy\n")
+	s := ParseFile(DialectUnit, unit)
+	if len(s.Commands) != 2 || strings.Join(words(s.Commands[0]), " ") != "/usr/bin/kube-proxy --proxy-mode=ipvs #not-a-comment" {
+		t.Errorf("unit commands: %+v", s.Commands)
+	}
+	df := []byte("FROM x\n# RUN kube-proxy\nRUN --mount=type=cache,target=/c apt-get update && \\\n    apt-get install -y ipvsadm\nCMD [\"kube-proxy\", \"--proxy-mode=ipvs\"]\n")
+	s = ParseFile(DialectDockerfile, df)
+	var got []string
+	for _, c := range s.Commands {
+		got = append(got, strings.Join(words(c), " "))
+	}
+	if strings.Join(got, "|") != "apt-get update|apt-get install -y ipvsadm|kube-proxy --proxy-mode=ipvs" {
+		t.Errorf("dockerfile commands %q", got)
+	}
+	w := s.Commands[2].Words[1]
+	if string(df[w.Pos:w.End]) != `"--proxy-mode=ipvs"` {
+		t.Errorf("exec form word %q", df[w.Pos:w.End])
+	}
+	mk := []byte("run:\n\t@sudo kube-proxy --v=2 \\\n\t  --proxy-mode=ipvs\n# kube-proxy\nX = kube-proxy\n")
+	s = ParseFile(DialectMakefile, mk)
+	if len(s.Commands) != 1 || strings.Join(words(s.Commands[0]), " ") != "sudo kube-proxy --v=2 --proxy-mode=ipvs" {
+		t.Errorf("makefile commands %+v", s.Commands)
+	}
+}
+
+func TestNeutralize(t *testing.T) {
+	src := []byte("{{- if .Values.on }}\nmode: {{ .Values.mode }}\n  {% if x %}\nname: \"{{ a | default \"b\" }}\"\n<%= @x %>: y\n%{ if z ~}\n{{- end }}\nplain: ${VAR}\n")
+	n := Neutralize(src)
+	if len(n) != len(src) {
+		t.Fatalf("length changed")
+	}
+	for i := range src {
+		if (src[i] == '\n') != (n[i] == '\n') {
+			t.Fatalf("line break moved at %d", i)
+		}
+	}
+	lines := strings.Split(string(n), "\n")
+	for _, i := range []int{0, 2, 5, 6} {
+		if strings.TrimSpace(lines[i]) != "" {
+			t.Errorf("line %d holds only template logic, want blank: %q", i+1, lines[i])
+		}
+	}
+	for i, want := range map[int]string{1: "mode: ${_______________}", 3: `name: "${__________________}"`, 4: "${______}: y", 7: "plain: ${VAR}"} {
+		if lines[i] != want {
+			t.Errorf("line %d = %q, want %q", i+1, lines[i], want)
+		}
+	}
+	if Neutralize([]byte("a: ${X}\nb: c\n")) != nil {
+		t.Error("no template placeholder: want nil")
+	}
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
+	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
+)
+
+// builtinRules is the built-in registry: the Go rules and the embedded Rego rules.
+func builtinRules() []*checker.Rule {
+	return policy.Merge(rules.All(), policy.Builtin())
+}
+
+// policyFlagUsage documents --policy the same way in every command that takes it.
+const policyFlagUsage = "load user Rego policies from `DIR` (*.rego, recursively, tests excluded); repeatable"
+
+// withPolicies adds the user policies in dirs to the registry all and validates the result.
+// A policy that does not load, or whose ID or name is taken, is an error naming file:line.
+func withPolicies(all []*checker.Rule, dirs []string) ([]*checker.Rule, error) {
+	if len(dirs) == 0 {
+		return all, nil
+	}
+	user, err := policy.Load(dirs, all)
+	if err != nil {
+		return nil, fmt.Errorf("load policies: %w", err)
+	}
+	merged := policy.Merge(all, user)
+	if err := checker.Validate(merged); err != nil {
+		return nil, fmt.Errorf("load policies: %w", err)
+	}
+	return merged, nil
+}
+
+const policyUsage = `Usage: kube-proxy-lint policy test [--run REGEX] [--verbose] DIR...
+
+Run the Rego unit tests (test_ rules in *_test.rego) of the policies in each DIR, in the
+same sandbox as lint runs, and print pass or fail per test. Exit 0 when every test passes,
+1 when one fails, 2 when a policy does not load.
+
+Flags:
+`
+
+// policyCmd implements `kube-proxy-lint policy test DIR...`.
+func (c *cli) policyCmd(args []string) int {
+	const cmd = progName + " policy"
+	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	run := fs.String("run", "", "run only the tests whose package.name matches `REGEX`")
+	verbose := fs.BoolP("verbose", "v", false, "print print() output and durations of every test")
+	timeout := fs.Duration("timeout", policy.DefaultTimeout, "stop a test after `DURATION`")
+	help := fs.BoolP("help", "h", false, "print this help and exit")
+	if err := fs.Parse(args); err != nil {
+		return c.fail(&usageError{err: err, help: cmd})
+	}
+	if *help {
+		fmt.Fprint(c.stdout, policyUsage+flagUsages(fs))
+		return exitOK
+	}
+	if fs.NArg() == 0 || fs.Arg(0) != "test" {
+		return c.fail(usagef(cmd, "policy needs a subcommand: '%s policy test DIR...'", progName))
+	}
+	dirs := fs.Args()[1:]
+	if len(dirs) == 0 {
+		return c.fail(usagef(cmd, "policy test needs a policy directory, e.g. '%s policy test policies/'", progName))
+	}
+	policy.Timeout = *timeout
+	srcs, err := policy.ReadDirs(dirs, true)
+	if err != nil {
+		return c.fail(err)
+	}
+	res, err := policy.RunTests(context.Background(), srcs, *run)
+	if err != nil {
+		return c.fail(fmt.Errorf("load policies: %w", err))
+	}
+	failed, passed, skipped := 0, 0, 0
+	for _, r := range res {
+		status := "PASS"
+		switch {
+		case r.Skip:
+			status = "SKIP"
+			skipped++
+		case r.Err != nil:
+			status = "ERROR"
+			failed++
+		case !r.Pass:
+			status = "FAIL"
+			failed++
+		default:
+			passed++
+		}
+		line := fmt.Sprintf("%s %s: %s", status, r.Location, r.Name)
+		if *verbose {
+			line += fmt.Sprintf(" (%s)", r.Duration.Round(time.Microsecond))
+		}
+		fmt.Fprintln(c.stdout, line)
+		if r.Err != nil {
+			fmt.Fprintf(c.stdout, "  %v\n", r.Err)
+		}
+		if r.FailedAt != "" && status == "FAIL" {
+			fmt.Fprintf(c.stdout, "  failed at %s\n", r.FailedAt)
+		}
+		if len(r.Output) > 0 && (*verbose || status != "PASS") {
+			fmt.Fprintf(c.stdout, "  output:\n%s", indent(string(r.Output), "    "))
+		}
+	}
+	fmt.Fprintf(c.stdout, "%d passed, %d failed", passed, failed)
+	if skipped > 0 {
+		fmt.Fprintf(c.stdout, ", %d skipped", skipped)
+	}
+	fmt.Fprintln(c.stdout)
+	if len(res) == 0 {
+		fmt.Fprintf(c.stderr, "%s: no tests found (test rules are named test_... in *_test.rego files)\n", progName)
+		return exitFindings
+	}
+	if failed > 0 {
+		return exitFindings
+	}
+	return exitOK
+}
+
+func indent(s, prefix string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(prefix + l + "\n")
+	}
+	return b.String()
+}

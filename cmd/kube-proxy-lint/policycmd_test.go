@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	orgPolicies = "../../fixtures/policies/org"
+	policyRepo  = "../../fixtures/policies/repo"
+)
+
+// TestUserPolicyEndToEnd lints with the example user policy: same positions, severities,
+// fixes and outputs as built-in rules.
+func TestUserPolicyEndToEnd(t *testing.T) {
+	r := runCLI(t, "", "--policy", orgPolicies, "--color", "never", policyRepo)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	want := "kube-proxy.yaml:11:16: error: kube-proxy image registry.k8s.io/kube-proxy:v1.40.0 is not pulled from registry.example.com/ (ORG001 kube-proxy-image-registry)"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+	}
+
+	r = runCLI(t, "", "--policy", orgPolicies, "--format", "sarif", policyRepo)
+	var sarif struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID      string `json:"id"`
+						HelpURI string `json:"helpUri"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						Region struct {
+							StartLine, StartColumn int
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil {
+		t.Fatalf("sarif: %v\n%s", err, r.stdout)
+	}
+	found := false
+	for _, res := range sarif.Runs[0].Results {
+		if res.RuleID == "ORG001" {
+			reg := res.Locations[0].PhysicalLocation.Region
+			found = reg.StartLine == 11 && reg.StartColumn == 16
+		}
+	}
+	if !found {
+		t.Errorf("SARIF has no ORG001 result at 11:16:\n%s", r.stdout)
+	}
+	for _, rule := range sarif.Runs[0].Tool.Driver.Rules {
+		if rule.ID == "ORG001" && rule.HelpURI != "https://wiki.example.com/platform/policies/ORG001" {
+			t.Errorf("ORG001 helpUri = %q", rule.HelpURI)
+		}
+	}
+
+	// Disabling the user rule by name works like for any rule.
+	r = runCLI(t, "", "--policy", orgPolicies, "--disable", "kube-proxy-image-registry", policyRepo)
+	if strings.Contains(r.stdout, "ORG001") {
+		t.Errorf("disabled rule reported:\n%s", r.stdout)
+	}
+}
+
+func TestUserPolicyRulesAndExplain(t *testing.T) {
+	r := runCLI(t, "", "rules", "--policy", orgPolicies)
+	if r.code != exitOK || !strings.Contains(r.stdout, "ORG001  kube-proxy-image-registry") || !strings.Contains(r.stdout, "KP204") {
+		t.Errorf("rules: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "explain", "--policy", orgPolicies, "kube-proxy-image-registry")
+	for _, s := range []string{"ORG001 (kube-proxy-image-registry): kube-proxy image from the internal registry", "Since:              user policy", "Remediation:", "registry.example.com/k8s/kube-proxy:v1.40.0"} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("explain lacks %q:\n%s%s", s, r.stdout, r.stderr)
+		}
+	}
+	r = runCLI(t, "", "explain", "KP601")
+	if r.code != exitOK || !strings.Contains(r.stdout, "KP601 (kube-proxy-replaced)") {
+		t.Errorf("explain KP601: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestPolicyTest(t *testing.T) {
+	r := runCLI(t, "", "policy", "test", orgPolicies)
+	if r.code != exitOK || !strings.Contains(r.stdout, "PASS ../../fixtures/policies/org/kube_proxy_image_test.rego:9: org.kube_proxy_image_test.test_public_registry_is_reported") || !strings.Contains(r.stdout, "3 passed, 0 failed") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("p.rego", "package p\n\nx := 1\n")
+	write("p_test.rego", "package p_test\n\nimport data.p\n\ntest_one if p.x == 1\n\ntest_two if p.x == 2\n")
+	r = runCLI(t, "", "policy", "test", dir)
+	if r.code != exitFindings || !strings.Contains(r.stdout, "FAIL "+dir+"/p_test.rego:7: p_test.test_two") || !strings.Contains(r.stdout, "1 passed, 1 failed") {
+		t.Errorf("failing test: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	write("p_test.rego", "package p_test\n\ntest_net if http.send({\"method\": \"GET\", \"url\": \"http://x\"})\n")
+	r = runCLI(t, "", "policy", "test", dir)
+	if r.code != exitError || !strings.Contains(r.stderr, dir+"/p_test.rego:3: http.send is not allowed") {
+		t.Errorf("forbidden builtin: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	if r := runCLI(t, "", "policy"); r.code != exitError {
+		t.Errorf("policy without subcommand: exit %d", r.code)
+	}
+}
+
+func TestPolicyLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	text := "# METADATA\n# title: t\n# description: d\n# custom:\n#   id: KP102\n#   name: mine\n#   severity: info\n#   remediation: r\npackage mine\n\nfindings contains {\"msg\": \"x\", \"path\": []} if true\n"
+	if err := os.WriteFile(filepath.Join(dir, "mine.rego"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "--policy", dir, policyRepo)
+	if r.code != exitError || !strings.Contains(r.stderr, "load policies: "+dir+"/mine.rego: rule ID KP102 is already used by built-in rule KP102 (mode-ipvs)") {
+		t.Errorf("ID clash: exit %d\n%s", r.code, r.stderr)
+	}
+	text = strings.Replace(text, "KP102", "ORG009", 1)
+	text = strings.Replace(text, `"msg": "x", `, "", 1)
+	if err := os.WriteFile(filepath.Join(dir, "mine.rego"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "", "--policy", dir, policyRepo)
+	if r.code != exitError || !strings.Contains(r.stderr, dir+"/mine.rego:11: finding has no \"msg\"") {
+		t.Errorf("no msg: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
+	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
+)
+
+// ipvsRepo is a Git work tree with a kube-proxy ConfigMap in ipvs mode under deploy/; extra is
+// inserted in the block scalar right before "mode: ipvs".
+func ipvsRepo(t *testing.T, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	mustMkdir(t, filepath.Join(dir, ".git"))
+	mustWrite(t, filepath.Join(dir, "deploy", "kube-proxy.yaml"), `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kube-proxy
+  namespace: kube-system
+data:
+  config.conf: |
+    apiVersion: kubeproxy.config.k8s.io/v1alpha1
+    kind: KubeProxyConfiguration
+`+extra+`    mode: ipvs
+`)
+	return dir
+}
+
+// jsonReport is the part of the JSON envelope these tests read.
+type jsonReport struct {
+	Target struct {
+		Version, Source string
+	}
+	Findings   []jsonFinding
+	Suppressed []jsonFinding
+	Notes      []checker.Note
+}
+
+// jsonFinding is a finding as the JSON output has it (severity as a string).
+type jsonFinding struct {
+	RuleID       string
+	Message      string
+	Severity     string
+	Suppressions []checker.Suppression
+}
+
+func parseJSON(t *testing.T, s string) jsonReport {
+	t.Helper()
+	var r jsonReport
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, s)
+	}
+	return r
+}
+
+func ruleIDs(fs []jsonFinding) string {
+	var s []string
+	for _, f := range fs {
+		s = append(s, f.RuleID)
+	}
+	return strings.Join(s, ",")
+}
+
+func TestLintInlineSuppression(t *testing.T) {
+	requireLoader(t)
+	dir := ipvsRepo(t, "    # kube-proxy-lint:ignore mode-ipvs -- the 1.40 upgrade switches to nftables\n")
+	r := runCLI(t, "", "--target-version", "1.40", "--format", "json", dir)
+	if r.code != exitOK {
+		t.Fatalf("suppressed error: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	rep := parseJSON(t, r.stdout)
+	if ruleIDs(rep.Findings) != "" || ruleIDs(rep.Suppressed) != "KP102" {
+		t.Fatalf("findings %q, suppressed %q", ruleIDs(rep.Findings), ruleIDs(rep.Suppressed))
+	}
+	s := rep.Suppressed[0].Suppressions
+	if len(s) != 1 || s[0].Kind != "inSource" || s[0].Justification != "the 1.40 upgrade switches to nftables" ||
+		s[0].Pos == nil || s[0].Pos.Filename != "deploy/kube-proxy.yaml" || s[0].Pos.Line != 10 {
+		t.Errorf("suppressions = %+v", s)
+	}
+	if r := runCLI(t, "", "--target-version", "1.40", dir); r.code != exitOK || r.stdout != "" {
+		t.Errorf("text output shows a suppressed finding: exit %d\n%s", r.code, r.stdout)
+	}
+	r = runCLI(t, "", "--target-version", "1.40", "--format", "sarif", dir)
+	if !strings.Contains(r.stdout, `"suppressions": [`) || !strings.Contains(r.stdout, `"kind": "inSource"`) {
+		t.Errorf("SARIF lacks the suppression:\n%s", r.stdout)
+	}
+	// Strict mode reports it, and exits 1.
+	r = runCLI(t, "", "--target-version", "1.40", "--no-inline-suppressions", dir)
+	if r.code != exitFindings || !strings.Contains(r.stdout, "deploy/kube-proxy.yaml:11:11: error:") {
+		t.Errorf("--no-inline-suppressions: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestLintSuppressionProblems(t *testing.T) {
+	requireLoader(t)
+	dir := ipvsRepo(t, "    # kube-proxy-lint:ignore KP201 -- nothing of KP201 here\n    # kube-proxy-lint:ignore KP102\n")
+	r := runCLI(t, "", "--target-version", "1.39", "--format", "json", dir)
+	rep := parseJSON(t, r.stdout)
+	var msgs []string
+	for _, f := range rep.Findings {
+		msgs = append(msgs, f.RuleID+" "+f.Message)
+	}
+	got := strings.Join(msgs, "\n")
+	for _, want := range []string{
+		"KP900 suppression of KP201 (flag-ignored-by-config) matched no finding: remove it",
+		"KP900 suppression has no reason",
+		"KP102 kube-proxy mode ipvs is deprecated",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings lack %q:\n%s", want, got)
+		}
+	}
+	if r.code != exitOK {
+		t.Errorf("warnings only: exit %d", r.code)
+	}
+	// KP900 can be disabled like any rule.
+	r = runCLI(t, "", "--target-version", "1.39", "--disable", "KP900", "--format", "json", dir)
+	if strings.Contains(r.stdout, "KP900") {
+		t.Errorf("--disable KP900 still reports it:\n%s", r.stdout)
+	}
+}
+
+func TestLintConfigFile(t *testing.T) {
+	requireLoader(t)
+	dir := ipvsRepo(t, "")
+	cfg := filepath.Join(dir, ".kube-proxy-lint.yaml")
+	mustWrite(t, cfg, "target-version: \"1.39\"\n")
+	// From a subdirectory, the file at the repository root applies.
+	t.Chdir(filepath.Join(dir, "deploy"))
+	r := runCLI(t, "", "--format", "json")
+	rep := parseJSON(t, r.stdout)
+	if r.code != exitOK || rep.Target.Version != "1.39" || rep.Target.Source != "target-version in .kube-proxy-lint.yaml" {
+		t.Errorf("target from the file: exit %d, target %+v\n%s", r.code, rep.Target, r.stderr)
+	}
+	// The flag wins over the file.
+	if r := runCLI(t, "", "--target-version", "1.40"); r.code != exitFindings {
+		t.Errorf("--target-version 1.40: exit %d", r.code)
+	}
+	mustWrite(t, cfg, "target-version: \"1.39\"\nseverity:\n  mode-ipvs: error\n")
+	if r := runCLI(t, ""); r.code != exitFindings || !strings.Contains(r.stdout, "error: kube-proxy mode ipvs") {
+		t.Errorf("severity override: exit %d\n%s", r.code, r.stdout)
+	}
+	mustWrite(t, cfg, `exclusions:
+  - rules: [KP102]
+    paths: [deploy/*.yaml]
+    message: ipvs
+    reason: migrated in INFRA-42
+`)
+	r = runCLI(t, "", "--format", "json")
+	rep = parseJSON(t, r.stdout)
+	if r.code != exitOK || ruleIDs(rep.Suppressed) != "KP102" || rep.Suppressed[0].Suppressions[0].Kind != "external" ||
+		rep.Suppressed[0].Suppressions[0].Justification != "migrated in INFRA-42" {
+		t.Errorf("exclusion: exit %d, findings %q, suppressed %+v", r.code, ruleIDs(rep.Findings), rep.Suppressed)
+	}
+	mustWrite(t, cfg, "target-version: \"1.39\"\nfail-on: warning\n")
+	if r := runCLI(t, ""); r.code != exitFindings {
+		t.Errorf("fail-on from the file: exit %d", r.code)
+	}
+	if r := runCLI(t, "", "--fail-on", "error"); r.code != exitOK {
+		t.Errorf("--fail-on over the file: exit %d", r.code)
+	}
+	// policy-dirs reach the policy loader, relative to the file.
+	mustWrite(t, cfg, "policy-dirs: [no-such-policies]\n")
+	if r := runCLI(t, ""); r.code != exitError || !strings.Contains(r.stderr, "no-such-policies") {
+		t.Errorf("policy-dirs: exit %d, stderr %q", r.code, r.stderr)
+	}
+	mustWrite(t, cfg, "skip: [deploy]\n")
+	if r := runCLI(t, "", "--target-version", "1.40"); r.code != exitOK || r.stdout != "" {
+		t.Errorf("skip: exit %d\n%s", r.code, r.stdout)
+	}
+	// Unknown keys and rules stop the run at their position.
+	mustWrite(t, cfg, "target-version: \"1.39\"\ndisabel: [KP102]\n")
+	r = runCLI(t, "")
+	if r.code != exitError || !strings.Contains(r.stderr, `.kube-proxy-lint.yaml:2:1: unknown key "disabel"; did you mean "disable"?`) {
+		t.Errorf("unknown key: exit %d, stderr %q", r.code, r.stderr)
+	}
+	mustWrite(t, cfg, "disable: [mode-ipsv]\n")
+	if r := runCLI(t, ""); r.code != exitError || !strings.Contains(r.stderr, `.kube-proxy-lint.yaml:1:11: unknown rule "mode-ipsv"; did you mean KP102 (mode-ipvs)?`) {
+		t.Errorf("unknown rule: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// --no-config ignores it; --config reads another file.
+	if r := runCLI(t, "", "--no-config", "--target-version", "1.39"); r.code != exitOK {
+		t.Errorf("--no-config: exit %d, stderr %q", r.code, r.stderr)
+	}
+	other := filepath.Join(t.TempDir(), "lint.yaml")
+	mustWrite(t, other, "disable: [KP102]\n")
+	if r := runCLI(t, "", "--config", other, "--target-version", "1.40"); r.code != exitOK {
+		t.Errorf("--config: exit %d, stdout %s stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "", "--config", filepath.Join(dir, "missing.yaml")); r.code != exitError || !strings.Contains(r.stderr, "read config") {
+		t.Errorf("missing --config: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestConfigPrint(t *testing.T) {
+	dir := ipvsRepo(t, "")
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "disable: [KP104]\nexclusions:\n  - paths: [legacy]\n    reason: gone soon\n")
+	r := runCLI(t, "", "config", "print", "--enable", "KP104", "--fail-on", "warning", dir)
+	if r.code != exitOK {
+		t.Fatalf("config print: exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"# effective configuration: .kube-proxy-lint.yaml, with command-line flags applied\n",
+		"version: 1\n", "target-version: auto\n", "fail-on: warning\n", "enable:\n  - KP104\n",
+		"inline-suppressions: true\n", "exclusions:\n  - paths:\n      - legacy\n    reason: gone soon\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("config print lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "disable:") {
+		t.Errorf("--enable KP104 did not drop it from disable:\n%s", r.stdout)
+	}
+	for _, args := range [][]string{{"config"}, {"config", "show"}, {"config", "print", "a", "b"}, {"config", "print", "--enable", "nope"}} {
+		if r := runCLI(t, "", args...); r.code != exitError {
+			t.Errorf("%q: exit %d", args, r.code)
+		}
+	}
+	if r := runCLI(t, "", "config", "print", "--help"); r.code != exitOK || !strings.Contains(r.stdout, "--no-inline-suppressions") {
+		t.Errorf("config print --help: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestLintBaseline(t *testing.T) {
+	requireLoader(t)
+	dir := ipvsRepo(t, "")
+	bl := filepath.Join(dir, "baseline.json")
+	r := runCLI(t, "", "--target-version", "1.40", "--write-baseline", bl, dir)
+	if r.code != exitOK || r.stdout != "" || !strings.Contains(r.stderr, "wrote 1 findings to baseline") {
+		t.Fatalf("--write-baseline: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(bl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := engine.ParseBaseline(data)
+	if err != nil || len(b.Entries) != 1 || b.Entries[0].Rule != "KP102" || b.Entries[0].File != "deploy/kube-proxy.yaml" {
+		t.Fatalf("baseline %v:\n%s", err, data)
+	}
+	// Lines move: the entry still matches.
+	moved := ipvsRepo(t, "    # a comment that moves mode down\n    clusterCIDR: 10.0.0.0/8\n")
+	if err := os.Rename(filepath.Join(moved, "deploy", "kube-proxy.yaml"), filepath.Join(dir, "deploy", "kube-proxy.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "", "--target-version", "1.40", "--baseline", bl, dir)
+	if r.code != exitOK || r.stdout != "" || r.stderr != "" {
+		t.Errorf("--baseline: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// Fixed: the entry is stale, a note on stderr and in JSON.
+	mustWrite(t, filepath.Join(dir, "deploy", "kube-proxy.yaml"), strings.Replace(string(must(os.ReadFile(filepath.Join(dir, "deploy", "kube-proxy.yaml")))), "mode: ipvs", "mode: nftables", 1))
+	r = runCLI(t, "", "--target-version", "1.40", "--baseline", bl, "--format", "json", dir)
+	rep := parseJSON(t, r.stdout)
+	if r.code != exitOK || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0].Message, "stale baseline entry KP102") ||
+		!strings.Contains(r.stderr, "kube-proxy-lint: note: deploy/kube-proxy.yaml: stale baseline entry KP102") {
+		t.Errorf("stale entry: exit %d, notes %+v, stderr %q", r.code, rep.Notes, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"--baseline", bl, "--write-baseline", bl, dir},
+		{"--baseline", filepath.Join(dir, "missing.json"), dir},
+		{"--baseline", filepath.Join(dir, "deploy", "kube-proxy.yaml"), dir},
+	} {
+		if r := runCLI(t, "", args...); r.code != exitError {
+			t.Errorf("%q: exit %d, want 2", args, r.code)
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestKP900IDMatchesEngine keeps the rule and the engine's suppression processor on one ID.
+func TestKP900IDMatchesEngine(t *testing.T) {
+	if rules.KP900.ID != checker.SuppressionRuleID {
+		t.Errorf("KP900.ID = %s, checker.SuppressionRuleID = %s", rules.KP900.ID, checker.SuppressionRuleID)
+	}
+}

@@ -1,0 +1,606 @@
+// Package config reads .kube-proxy-lint.yaml, the configuration file of kube-proxy-lint: the
+// target version, which rules run and at what severity, exclusions, policy directories and
+// paths to skip. Decoding is strict: an unknown key or a value of the wrong type is an error
+// at its file:line:col. Command-line flags override the file; see Merge.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
+)
+
+// FileName is the configuration file looked up from the linted path up to the repository root.
+const FileName = ".kube-proxy-lint.yaml"
+
+// Version is the only configuration format version.
+const Version = 1
+
+// Config is a decoded configuration file, or the effective configuration after Merge.
+type Config struct {
+	// Path is the file the configuration came from; "" when there is none.
+	Path string `yaml:"-"`
+	// Version of the format; 0 when the file does not say (it means Version).
+	Version int `yaml:"version,omitempty"`
+	// TargetVersion is the Kubernetes version to check against; "" detects it.
+	TargetVersion string `yaml:"target-version,omitempty"`
+	// FailOn is the severity threshold of exit code 1; "" means error.
+	FailOn string `yaml:"fail-on,omitempty"`
+	// Enable and Disable name rules by ID or name; "all" is allowed, as on the command line.
+	Enable  []string `yaml:"enable,omitempty"`
+	Disable []string `yaml:"disable,omitempty"`
+	// Severity overrides the severity of every finding of a rule: rule ID or name to error,
+	// warning or info.
+	Severity map[string]string `yaml:"severity,omitempty"`
+	// InlineSuppressions, when false, ignores suppression comments and annotations.
+	InlineSuppressions *bool `yaml:"inline-suppressions,omitempty"`
+	// Exclusions suppress findings by rule, path and message, with a reason.
+	Exclusions []Exclusion `yaml:"exclusions,omitempty"`
+	// PolicyDirs are directories of user Rego policies, relative to the configuration file.
+	PolicyDirs []string `yaml:"policy-dirs,omitempty"`
+	// Skip lists path globs whose findings are not reported.
+	Skip []string `yaml:"skip,omitempty"`
+
+	// refs are the rule names the file uses, with their positions, for CheckRules.
+	refs []ruleRef
+}
+
+// Exclusion is one entry of exclusions: findings matching every given selector are
+// suppressed (reported as suppressed in JSON and SARIF, not in text).
+type Exclusion struct {
+	Rules   []string `yaml:"rules,omitempty"`
+	Paths   []string `yaml:"paths,omitempty"`
+	Message string   `yaml:"message,omitempty"`
+	Reason  string   `yaml:"reason"`
+	// Pos is where the entry starts in the file.
+	Pos checker.Position `yaml:"-"`
+}
+
+type ruleRef struct {
+	name string
+	pos  checker.Position
+}
+
+// Error is a problem in a configuration file at a position.
+type Error struct {
+	Pos checker.Position
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Find returns the configuration file that applies to path: the first FileName found in the
+// directory of path (path itself when it is a directory) or its parents, up to and including
+// root. It returns "" when there is none.
+func Find(path, root string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		abs = filepath.Dir(abs)
+	}
+	root, err = filepath.Abs(root)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; {
+		p := filepath.Join(d, FileName)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+		if d == root {
+			return ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		if rel, err := filepath.Rel(root, d); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			// d is not below root (the linted path lies outside it): look in d only.
+			return ""
+		}
+		d = parent
+	}
+}
+
+// Load reads and parses the configuration file at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// keys are the top-level keys, in the order of the documentation.
+var keys = []string{"version", "target-version", "fail-on", "enable", "disable", "severity",
+	"inline-suppressions", "exclusions", "policy-dirs", "skip"}
+
+var exclusionKeys = []string{"rules", "paths", "message", "reason"}
+
+// Parse decodes a configuration file; name is used in error positions.
+func Parse(name string, data []byte) (*Config, error) {
+	c := &Config{Path: name}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return c, nil // an empty file is an empty configuration
+		}
+		return nil, fmt.Errorf("parse config %s: %w", name, err)
+	}
+	p := &parser{name: name}
+	if len(doc.Content) == 0 {
+		return c, nil
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return c, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, p.errorf(root, "the configuration must be a mapping of keys, not %s", kindName(root))
+	}
+	p.mapping(root, keys, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "version":
+			c.Version = p.integer(v)
+			if c.Version != Version {
+				p.fail(v, "unsupported version %s (want %d)", v.Value, Version)
+			}
+		case "target-version":
+			c.TargetVersion = p.str(v)
+			if c.TargetVersion != "" && c.TargetVersion != "auto" {
+				if _, err := checker.ParseVersion(c.TargetVersion); err != nil {
+					p.fail(v, "%v", err)
+				}
+			}
+		case "fail-on":
+			c.FailOn = p.str(v)
+			if _, err := checker.ParseSeverity(c.FailOn); err != nil {
+				p.fail(v, "%v", err)
+			}
+		case "enable":
+			c.Enable = p.ruleList(c, v)
+		case "disable":
+			c.Disable = p.ruleList(c, v)
+		case "severity":
+			c.Severity = map[string]string{}
+			if v.Kind != yaml.MappingNode {
+				p.fail(v, "severity must be a mapping of rule to severity, not %s", kindName(v))
+				return
+			}
+			p.mapping(v, nil, func(rule string, rk, rv *yaml.Node) {
+				c.refs = append(c.refs, ruleRef{rule, p.pos(rk)})
+				s := p.str(rv)
+				if sev, err := checker.ParseSeverity(s); err != nil || sev == checker.SeverityNone {
+					p.fail(rv, "severity of %s must be error, warning or info, not %q", rule, s)
+				}
+				c.Severity[rule] = s
+			})
+		case "inline-suppressions":
+			b := p.boolean(v)
+			c.InlineSuppressions = &b
+		case "exclusions":
+			c.Exclusions = p.exclusions(c, v)
+		case "policy-dirs":
+			c.PolicyDirs = p.strList(v)
+		case "skip":
+			c.Skip = p.strList(v)
+			for i, g := range c.Skip {
+				p.checkGlob(v.Content[i], g)
+			}
+		}
+	})
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
+	}
+	return c, nil
+}
+
+// CheckRules reports rule names in the file that registry does not know, with the closest
+// one as a suggestion. It is separate from Parse because the registry may grow with the
+// policy directories the file itself names.
+func (c *Config) CheckRules(registry []*checker.Rule) error {
+	var errs []error
+	for _, r := range c.refs {
+		if strings.EqualFold(r.name, engine.AllKeyword) {
+			continue
+		}
+		if _, err := engine.Find(registry, r.name); err != nil {
+			errs = append(errs, &Error{Pos: r.pos, Msg: err.Error()})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Processing returns the engine settings of the configuration: exclusions, skipped paths and
+// severity overrides, with paths rebased from the configuration file's directory to root
+// (the directory finding paths are relative to). Rule names must have passed CheckRules.
+func (c *Config) Processing(registry []*checker.Rule, root string) (engine.Processing, error) {
+	var p engine.Processing
+	prefix := c.prefix(root)
+	for _, e := range c.Exclusions {
+		ex := engine.Exclusion{Rules: e.Rules, Reason: e.Reason}
+		pos := e.Pos
+		ex.Pos = &pos
+		for _, g := range e.Paths {
+			ex.Paths = append(ex.Paths, rebase(prefix, g))
+		}
+		if e.Message != "" {
+			re, err := regexp.Compile(e.Message)
+			if err != nil {
+				return p, &Error{Pos: e.Pos, Msg: err.Error()}
+			}
+			ex.Message = re
+		}
+		p.Exclusions = append(p.Exclusions, ex)
+	}
+	for _, g := range c.Skip {
+		p.Skip = append(p.Skip, rebase(prefix, g))
+	}
+	if len(c.Severity) > 0 {
+		p.Severity = map[string]checker.Severity{}
+		for name, s := range c.Severity {
+			r, err := engine.Find(registry, name)
+			if err != nil {
+				return p, fmt.Errorf("config %s: severity: %w", c.Path, err)
+			}
+			sev, _ := checker.ParseSeverity(s)
+			p.Severity[r.ID] = sev
+		}
+	}
+	p.NoInlineSuppressions = c.InlineSuppressions != nil && !*c.InlineSuppressions
+	return p, nil
+}
+
+// Policies returns the policy directories, made absolute relative to the configuration file.
+func (c *Config) Policies() []string {
+	var out []string
+	for _, d := range c.PolicyDirs {
+		if !filepath.IsAbs(d) && c.Path != "" {
+			d = filepath.Join(filepath.Dir(c.Path), d)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// prefix is the slash path of the configuration file's directory relative to root, "" when
+// it is root itself or lies outside it (globs are then relative to root).
+func (c *Config) prefix(root string) string {
+	if c.Path == "" || root == "" {
+		return ""
+	}
+	dir, err1 := filepath.Abs(filepath.Dir(c.Path))
+	r, err2 := filepath.Abs(root)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(r, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// rebase makes glob g, written relative to the directory prefix, relative to the root.
+func rebase(prefix, g string) string {
+	if prefix == "" {
+		return g
+	}
+	p, anchored := strings.CutPrefix(g, "/")
+	if !anchored && !strings.Contains(strings.TrimSuffix(p, "/"), "/") {
+		p = "**/" + p
+	}
+	return "/" + prefix + "/" + strings.TrimPrefix(p, "./")
+}
+
+// Merge returns the effective configuration: c with the command-line values applied. Flags
+// win: a target version or threshold replaces the file's; a rule enabled on the command line
+// is removed from the file's disable list and vice versa; "--disable all" drops the file's
+// enable list and "--enable all" its disable list; noInline set turns suppressions off.
+func (c *Config) Merge(registry []*checker.Rule, target, failOn string, enable, disable []string, noInline bool) *Config {
+	m := *c
+	if target != "" {
+		m.TargetVersion = target
+	}
+	if failOn != "" {
+		m.FailOn = failOn
+	}
+	id := func(s string) string {
+		if strings.EqualFold(strings.TrimSpace(s), engine.AllKeyword) {
+			return engine.AllKeyword
+		}
+		if r, err := engine.Find(registry, s); err == nil {
+			return r.ID
+		}
+		return strings.ToUpper(strings.TrimSpace(s))
+	}
+	without := func(list, drop []string) []string {
+		var out []string
+		for _, s := range list {
+			if !slices.ContainsFunc(drop, func(d string) bool { return id(d) == id(s) }) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	en, dis := c.Enable, c.Disable
+	if slices.ContainsFunc(disable, func(s string) bool { return id(s) == engine.AllKeyword }) {
+		en = nil
+	}
+	if slices.ContainsFunc(enable, func(s string) bool { return id(s) == engine.AllKeyword }) {
+		dis = nil
+	}
+	m.Enable = append(without(en, disable), nonEmpty(enable)...)
+	m.Disable = append(without(dis, enable), nonEmpty(disable)...)
+	if noInline {
+		f := false
+		m.InlineSuppressions = &f
+	}
+	return &m
+}
+
+func nonEmpty(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Marshal writes the configuration as YAML in the documented key order, with defaults
+// filled in so that it shows what a run does.
+func (c *Config) Marshal() ([]byte, error) {
+	e := *c
+	if e.Version == 0 {
+		e.Version = Version
+	}
+	if e.TargetVersion == "" {
+		e.TargetVersion = "auto"
+	}
+	if e.FailOn == "" {
+		e.FailOn = "error"
+	}
+	if e.InlineSuppressions == nil {
+		t := true
+		e.InlineSuppressions = &t
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&e); err != nil {
+		return nil, fmt.Errorf("encode config: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encode config: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// parser collects every error of a file instead of stopping at the first.
+type parser struct {
+	name string
+	errs []error
+}
+
+func (p *parser) pos(n *yaml.Node) checker.Position {
+	return checker.Position{Filename: p.name, Line: n.Line, Column: n.Column}
+}
+
+func (p *parser) fail(n *yaml.Node, format string, args ...any) {
+	p.errs = append(p.errs, p.errorf(n, format, args...))
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
+	return &Error{Pos: p.pos(n), Msg: fmt.Sprintf(format, args...)}
+}
+
+// mapping calls f for each key of m. With known non-nil, other keys are errors that suggest
+// the closest known key; duplicate keys are always errors.
+func (p *parser) mapping(m *yaml.Node, known []string, f func(key string, k, v *yaml.Node)) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.fail(k, "keys must be strings")
+			continue
+		}
+		if seen[k.Value] {
+			p.fail(k, "duplicate key %q", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		if known != nil && !slices.Contains(known, k.Value) {
+			msg := fmt.Sprintf("unknown key %q", k.Value)
+			if s := closest(k.Value, known); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else {
+				msg += " (known keys: " + strings.Join(known, ", ") + ")"
+			}
+			p.fail(k, "%s", msg)
+			continue
+		}
+		for v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		f(k.Value, k, v)
+	}
+}
+
+func (p *parser) str(v *yaml.Node) string {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		p.fail(v, "want a string, not %s", kindName(v))
+		return ""
+	}
+	return v.Value
+}
+
+func (p *parser) integer(v *yaml.Node) int {
+	var i int
+	if v.Kind != yaml.ScalarNode || v.Decode(&i) != nil {
+		p.fail(v, "want an integer, not %s", kindName(v))
+	}
+	return i
+}
+
+func (p *parser) boolean(v *yaml.Node) bool {
+	var b bool
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || v.Decode(&b) != nil {
+		p.fail(v, "want true or false, not %s", kindName(v))
+	}
+	return b
+}
+
+// strList decodes a sequence of strings; a single string stands for a list of one.
+func (p *parser) strList(v *yaml.Node) []string {
+	if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+		return []string{v.Value}
+	}
+	if v.Kind != yaml.SequenceNode {
+		p.fail(v, "want a list of strings, not %s", kindName(v))
+		return nil
+	}
+	var out []string
+	for _, e := range v.Content {
+		out = append(out, p.str(e))
+	}
+	return out
+}
+
+// ruleList is strList that also records the rule names for CheckRules.
+func (p *parser) ruleList(c *Config, v *yaml.Node) []string {
+	list := p.strList(v)
+	nodes := v.Content
+	if v.Kind == yaml.ScalarNode {
+		nodes = []*yaml.Node{v}
+	}
+	for i, s := range list {
+		if i < len(nodes) {
+			c.refs = append(c.refs, ruleRef{s, p.pos(nodes[i])})
+		}
+	}
+	return list
+}
+
+func (p *parser) checkGlob(n *yaml.Node, g string) {
+	if g == "" {
+		p.fail(n, "empty path glob")
+		return
+	}
+	for _, seg := range strings.Split(g, "/") {
+		if _, err := filepath.Match(seg, ""); err != nil {
+			p.fail(n, "invalid path glob %q: %v", g, err)
+			return
+		}
+	}
+}
+
+func (p *parser) exclusions(c *Config, v *yaml.Node) []Exclusion {
+	if v.Kind != yaml.SequenceNode {
+		p.fail(v, "exclusions must be a list, not %s", kindName(v))
+		return nil
+	}
+	var out []Exclusion
+	for _, item := range v.Content {
+		if item.Kind != yaml.MappingNode {
+			p.fail(item, "an exclusion must be a mapping with rules, paths, message and reason, not %s", kindName(item))
+			continue
+		}
+		e := Exclusion{Pos: p.pos(item)}
+		p.mapping(item, exclusionKeys, func(key string, _, ev *yaml.Node) {
+			switch key {
+			case "rules":
+				e.Rules = p.ruleList(c, ev)
+			case "paths":
+				e.Paths = p.strList(ev)
+				for i, g := range e.Paths {
+					n := ev
+					if ev.Kind == yaml.SequenceNode {
+						n = ev.Content[i]
+					}
+					p.checkGlob(n, g)
+				}
+			case "message":
+				e.Message = p.str(ev)
+				if _, err := regexp.Compile(e.Message); err != nil {
+					p.fail(ev, "invalid message regexp: %v", err)
+				}
+			case "reason":
+				e.Reason = strings.TrimSpace(p.str(ev))
+			}
+		})
+		if e.Reason == "" {
+			p.fail(item, "exclusion has no reason: say why these findings do not apply")
+		}
+		if len(e.Rules) == 0 && len(e.Paths) == 0 && e.Message == "" {
+			p.fail(item, "exclusion selects every finding: give rules, paths or message")
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "an alias"
+}
+
+// closest returns the known key nearest to s when it is a likely typo.
+func closest(s string, known []string) string {
+	best, bestD := "", -1
+	for _, k := range known {
+		if d := distance(s, k); bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if bestD < 0 || bestD > max(2, len(s)/3) {
+		return ""
+	}
+	return best
+}
+
+// distance is the edit distance of a and b in bytes (keys are ASCII).
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,165 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+func registry() []*checker.Rule {
+	return []*checker.Rule{{ID: "KP102", Name: "mode-ipvs"}, {ID: "KP201", Name: "flag-ignored-by-config"}, {ID: "KP301", Name: "nodeport-addresses-narrowed"}}
+}
+
+const full = `version: 1
+target-version: "1.40"
+fail-on: warning
+enable: [KP301]
+disable:
+  - mode-ipvs
+severity:
+  KP201: error
+inline-suppressions: true
+exclusions:
+  - rules: [KP301]
+    paths: ["clusters/legacy/**"]
+    message: "nodePortAddresses"
+    reason: legacy clusters are decommissioned
+policy-dirs: [policies]
+skip: [vendor, "*.tmpl.yaml"]
+`
+
+func TestParseFull(t *testing.T) {
+	c, err := Parse("/repo/.kube-proxy-lint.yaml", []byte(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckRules(registry()); err != nil {
+		t.Fatal(err)
+	}
+	if c.TargetVersion != "1.40" || c.FailOn != "warning" || !reflect.DeepEqual(c.Enable, []string{"KP301"}) ||
+		!reflect.DeepEqual(c.Disable, []string{"mode-ipvs"}) || c.Severity["KP201"] != "error" ||
+		len(c.Exclusions) != 1 || c.Exclusions[0].Pos.Line != 11 || c.Exclusions[0].Pos.Column != 5 ||
+		!reflect.DeepEqual(c.Policies(), []string{"/repo/policies"}) || len(c.Skip) != 2 {
+		t.Errorf("config = %+v", c)
+	}
+	p, err := c.Processing(registry(), "/repo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Severity["KP201"] != checker.SeverityError || len(p.Exclusions) != 1 || p.Exclusions[0].Message == nil ||
+		p.Exclusions[0].Reason != "legacy clusters are decommissioned" || p.NoInlineSuppressions {
+		t.Errorf("processing = %+v", p)
+	}
+	out, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse("x", out)
+	if err != nil {
+		t.Fatalf("printed config does not parse: %v\n%s", err, out)
+	}
+	if again.TargetVersion != "1.40" || len(again.Exclusions) != 1 || again.Exclusions[0].Reason != c.Exclusions[0].Reason {
+		t.Errorf("round trip lost values:\n%s", out)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"enabel: [KP102]\n", `c.yaml:1:1: unknown key "enabel"; did you mean "enable"?`},
+		{"fail-on: warning\nfoo: 1\n", `c.yaml:2:1: unknown key "foo" (known keys: version, target-version`},
+		{"exclusions:\n  - rules: [KP102]\n    paths: [a]\n", "c.yaml:2:5: exclusion has no reason"},
+		{"exclusions:\n  - reason: why\n", "c.yaml:2:5: exclusion selects every finding"},
+		{"exclusions:\n  - rules: [KP102]\n    reason: r\n    mesage: x\n", `c.yaml:4:5: unknown key "mesage"; did you mean "message"?`},
+		{"exclusions:\n  - message: \"(\"\n    reason: r\n", "c.yaml:2:14: invalid message regexp"},
+		{"severity:\n  KP102: fatal\n", `c.yaml:2:10: severity of KP102 must be error, warning or info, not "fatal"`},
+		{"target-version: banana\n", "c.yaml:1:17:"},
+		{"fail-on: [x]\n", "c.yaml:1:10: want a string, not a list"},
+		{"inline-suppressions: maybe\n", `c.yaml:1:22: want true or false, not "maybe"`},
+		{"version: 2\n", "c.yaml:1:10: unsupported version 2"},
+		{"skip: ['[']\n", `c.yaml:1:8: invalid path glob "["`},
+		{"enable: a\nenable: b\n", `c.yaml:2:1: duplicate key "enable"`},
+		{"- a\n", "c.yaml:1:1: the configuration must be a mapping"},
+		{"a: [\n", "parse config c.yaml"},
+	} {
+		_, err := Parse("c.yaml", []byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	c, err := Parse("c.yaml", []byte("enable: [KP1O2]\nseverity:\n  mode-ipsv: info\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.CheckRules(registry())
+	if err == nil || !strings.Contains(err.Error(), `c.yaml:1:10: unknown rule "KP1O2"; did you mean KP102 (mode-ipvs)?`) ||
+		!strings.Contains(err.Error(), `c.yaml:3:3: unknown rule "mode-ipsv"`) {
+		t.Errorf("CheckRules = %v", err)
+	}
+	for _, empty := range []string{"", "# only a comment\n", "~\n"} {
+		if c, err := Parse("c.yaml", []byte(empty)); err != nil || c.TargetVersion != "" {
+			t.Errorf("Parse(%q) = %+v, %v", empty, c, err)
+		}
+	}
+}
+
+func TestMerge(t *testing.T) {
+	c := &Config{Enable: []string{"KP301"}, Disable: []string{"mode-ipvs"}, TargetVersion: "1.39"}
+	m := c.Merge(registry(), "1.41", "", []string{"KP102"}, nil, true)
+	if m.TargetVersion != "1.41" || !reflect.DeepEqual(m.Enable, []string{"KP301", "KP102"}) || len(m.Disable) != 0 ||
+		m.InlineSuppressions == nil || *m.InlineSuppressions {
+		t.Errorf("merge = %+v", m)
+	}
+	m = c.Merge(registry(), "", "", []string{"KP102"}, []string{"all"}, false)
+	if !reflect.DeepEqual(m.Enable, []string{"KP102"}) || !reflect.DeepEqual(m.Disable, []string{"all"}) {
+		t.Errorf("--disable all --enable KP102: %+v", m)
+	}
+	m = c.Merge(registry(), "", "", nil, []string{"KP301"}, false)
+	if len(m.Enable) != 0 || !reflect.DeepEqual(m.Disable, []string{"mode-ipvs", "KP301"}) {
+		t.Errorf("--disable KP301: %+v", m)
+	}
+	if c.TargetVersion != "1.39" || len(c.Enable) != 1 {
+		t.Error("Merge changed its receiver")
+	}
+}
+
+func TestFindAndRebase(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "clusters", "prod")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if Find(sub, root) != "" {
+		t.Error("found a config where there is none")
+	}
+	top := filepath.Join(root, FileName)
+	if err := os.WriteFile(top, []byte("skip: [x]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Find(sub, root); got != top {
+		t.Errorf("Find = %q, want %q", got, top)
+	}
+	// Above the root is not searched.
+	if got := Find(sub, filepath.Join(root, "clusters")); got != "" {
+		t.Errorf("Find searched above the root: %q", got)
+	}
+	near := filepath.Join(root, "clusters", FileName)
+	if err := os.WriteFile(near, []byte("skip: [x]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Find(filepath.Join(sub, "file.yaml"), root); got != near {
+		t.Errorf("Find = %q, want the nearest %q", got, near)
+	}
+	c := &Config{Path: near, Skip: []string{"*.tmpl.yaml", "prod/**", "/x.yaml"}}
+	p, err := c.Processing(nil, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/clusters/**/*.tmpl.yaml", "/clusters/prod/**", "/clusters/x.yaml"}
+	if !reflect.DeepEqual(p.Skip, want) {
+		t.Errorf("rebased skip = %q, want %q", p.Skip, want)
+	}
+}

@@ -1,0 +1,294 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/open-policy-agent/opa/v1/resolver"
+)
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// dataRef is where the workspace view appears to policies.
+var dataRef = ast.MustParseRef("data.kube_proxy_lint")
+
+// viewResolver serves data.kube_proxy_lint from the workspace view, so that one prepared
+// query serves every workspace.
+type viewResolver struct{ v ast.Value }
+
+func (r viewResolver) Eval(context.Context, resolver.Input) (resolver.Result, error) {
+	return resolver.Result{Value: r.v}, nil
+}
+
+// run evaluates the rule on every matching document of the workspace.
+func (rr *regoRule) run(p *checker.Pass) error {
+	ws := p.Workspace
+	st := stateFor(ws)
+	if st.err != nil {
+		return st.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	// One canceller for the whole run instead of a watcher goroutine per evaluation.
+	c := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, c.Cancel)
+	defer stop()
+	res := viewResolver{st.view}
+	for _, d := range ws.Docs {
+		if d.Node == nil || (rr.kinds != nil && !rr.kinds[d.Kind]) {
+			continue
+		}
+		in, err := st.input(ws, d)
+		if err != nil {
+			rr.internal(p, d, err)
+			continue
+		}
+		rs, err := rr.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		if ctx.Err() != nil {
+			return fmt.Errorf("evaluate %s: timed out after %s (at %s)", rr.file, Timeout, docID(d))
+		}
+		if err != nil {
+			rr.internal(p, d, err)
+			continue
+		}
+		if err := rr.report(p, st, d, rs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// internal reports a runtime error of the rule on one document; the run goes on.
+func (rr *regoRule) internal(p *checker.Pass, d *checker.Document, err error) {
+	pos, end := d.KindPos()
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	p.Report(checker.Finding{
+		Severity: checker.SeverityError,
+		Message:  fmt.Sprintf("internal error: evaluate %s on this document: %s", rr.file, msg),
+		Pos:      pos, End: end, Object: d.Ref(), Internal: true,
+	})
+}
+
+// contractError is a finding that breaks the contract: the rule is broken, not the input.
+func (rr *regoRule) contractError(format string, args ...any) error {
+	return fmt.Errorf("%s:%d: findings: %s", rr.file, rr.findingsLine, fmt.Sprintf(format, args...))
+}
+
+func (rr *regoRule) report(p *checker.Pass, st *wsState, d *checker.Document, rs rego.ResultSet) error {
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return nil
+	}
+	items, ok := rs[0].Expressions[0].Value.([]any)
+	if !ok {
+		return rr.contractError("must be a set of objects, got %T", rs[0].Expressions[0].Value)
+	}
+	for _, it := range items {
+		f, err := rr.finding(st, d, it)
+		if err != nil {
+			return err
+		}
+		p.Report(f)
+	}
+	return nil
+}
+
+// finding maps one element of findings to a checker.Finding.
+func (rr *regoRule) finding(st *wsState, d *checker.Document, it any) (checker.Finding, error) {
+	obj, ok := it.(map[string]any)
+	if !ok {
+		return checker.Finding{}, rr.contractError("finding must be an object with msg and path, got %s", short(it))
+	}
+	msg, ok := obj["msg"].(string)
+	if !ok || strings.TrimSpace(msg) == "" {
+		return checker.Finding{}, rr.contractError("finding without a \"msg\" string: %s", short(it))
+	}
+	raw, present := obj["path"]
+	path, err := toPath(raw)
+	if !present || err != nil {
+		if !present {
+			err = errors.New("missing")
+		}
+		return checker.Finding{}, rr.contractError("finding with a malformed \"path\" (%v; want an array of keys and indices): %s", err, short(it))
+	}
+	f := checker.Finding{Message: msg, Object: d.Ref(), Path: path}
+	if s, ok := obj["severity"].(string); ok {
+		sev, err := checker.ParseSeverity(s)
+		if err != nil || sev == checker.SeverityNone {
+			return checker.Finding{}, rr.contractError("finding with a bad \"severity\" %q: %s", s, short(it))
+		}
+		f.Severity = sev
+	}
+	atKey := obj["at"] == "key"
+	f.Pos, f.End, f.Message = rr.position(d, path, atKey, msg)
+	if l, ok := obj["location"]; ok {
+		pos, end, err := st.location(l)
+		if err != nil {
+			return checker.Finding{}, rr.contractError("finding with a bad \"location\" (%v): %s", err, short(it))
+		}
+		f.Pos, f.End = pos, end
+	}
+	if rel, ok := obj["related"]; ok {
+		list, ok := rel.([]any)
+		if !ok {
+			return checker.Finding{}, rr.contractError("\"related\" must be an array: %s", short(it))
+		}
+		for _, r := range list {
+			ro, _ := r.(map[string]any)
+			m, _ := ro["msg"].(string)
+			pos, end, err := st.location(ro["location"])
+			if ro == nil || m == "" || err != nil {
+				return checker.Finding{}, rr.contractError("related entries need msg and location {file, line, column}: %s", short(r))
+			}
+			f.Related = append(f.Related, checker.Related{Pos: pos, End: end, Message: m})
+		}
+	}
+	if fx, ok := obj["fix"]; ok {
+		fix, err := rr.fix(d, path, fx)
+		if err != nil {
+			return checker.Finding{}, err
+		}
+		f.Fixes = []checker.Fix{fix}
+	}
+	return f, nil
+}
+
+// position maps a path to a span: the value for a scalar, the key otherwise (or when atKey).
+// A path that does not exist falls back to its nearest existing parent, and the message
+// says so, since the policy meant another place.
+func (rr *regoRule) position(d *checker.Document, path checker.Path, atKey bool, msg string) (checker.Position, checker.Position, string) {
+	if _, v := d.Lookup(path); v != nil {
+		if v.Kind == yaml.ScalarNode && !atKey {
+			pos, end, _ := d.ValuePos(path)
+			return pos, end, msg
+		}
+		pos, end, _ := d.KeyPos(path)
+		return pos, end, msg
+	}
+	for i := len(path) - 1; i >= 1; i-- {
+		if pos, end, ok := d.KeyPos(path[:i]); ok {
+			return pos, end, fmt.Sprintf("%s (reported at %s: %s does not exist)", msg, path[:i], path)
+		}
+	}
+	pos, end := d.KindPos()
+	return pos, end, fmt.Sprintf("%s (reported at the document: %s does not exist)", msg, path)
+}
+
+// location resolves a {file, line, column, endLine?, endColumn?} object to positions.
+func (st *wsState) location(v any) (checker.Position, checker.Position, error) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return checker.Position{}, checker.Position{}, errors.New("not an object")
+	}
+	file, _ := o["file"].(string)
+	f := st.files[file]
+	if f == nil {
+		return checker.Position{}, checker.Position{}, fmt.Errorf("no file %q in the workspace", file)
+	}
+	num := func(k string) int {
+		n, _ := toInt(o[k])
+		return n
+	}
+	line, col := num("line"), num("column")
+	if line < 1 || col < 1 || line > f.Lines.Lines() {
+		return checker.Position{}, checker.Position{}, errors.New("line and column must be within the file")
+	}
+	pos := f.Lines.Position(f.Path, f.Lines.Offset(line, col))
+	end := pos
+	if el, ec := num("endLine"), num("endColumn"); el >= line && ec >= 1 {
+		end = f.Lines.Position(f.Path, f.Lines.Offset(el, ec))
+	}
+	return pos, end, nil
+}
+
+// fix builds a fix that replaces the scalar at fix.path (default: the finding's path) with
+// fix.newText.
+func (rr *regoRule) fix(d *checker.Document, path checker.Path, v any) (checker.Fix, error) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return checker.Fix{}, rr.contractError("\"fix\" must be an object {msg, newText, path?}")
+	}
+	text, ok := o["newText"].(string)
+	if !ok {
+		return checker.Fix{}, rr.contractError("\"fix\" needs a newText string")
+	}
+	if p, ok := o["path"]; ok {
+		var err error
+		if path, err = toPath(p); err != nil {
+			return checker.Fix{}, rr.contractError("\"fix\" has a malformed path: %v", err)
+		}
+	}
+	_, n := d.Lookup(path)
+	if n == nil || n.Kind != yaml.ScalarNode || strings.Contains(n.Value, "\n") {
+		return checker.Fix{}, rr.contractError("\"fix\" path %s is not a one-line scalar", path)
+	}
+	pos, end, _ := d.ValuePos(path)
+	msg, _ := o["msg"].(string)
+	if msg == "" {
+		msg = "Set " + path.String() + " to " + text
+	}
+	return checker.Fix{Message: msg, Edits: []checker.TextEdit{{Pos: pos, End: end, NewText: text}}}, nil
+}
+
+// toPath converts a Rego path (array of strings and non-negative integers) to a Path.
+func toPath(v any) (checker.Path, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("got %s", short(v))
+	}
+	p := make(checker.Path, 0, len(arr))
+	for _, e := range arr {
+		switch x := e.(type) {
+		case string:
+			p = append(p, x)
+		default:
+			n, ok := toInt(x)
+			if !ok || n < 0 {
+				return nil, fmt.Errorf("element %s is neither a key nor an index", short(e))
+			}
+			p = append(p, strconv.Itoa(n))
+		}
+	}
+	return p, nil
+}
+
+func toInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		i, err := x.Int64()
+		return int(i), err == nil
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		if x == math.Trunc(x) {
+			return int(x), true
+		}
+	}
+	return 0, false
+}
+
+// short renders a value for an error message.
+func short(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}

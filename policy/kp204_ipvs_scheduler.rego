@@ -1,0 +1,63 @@
+# METADATA
+# title: ipvs scheduler set
+# description: |
+#   `ipvs.scheduler` (or `--ipvs-scheduler`) chooses how kube-proxy's ipvs mode picks a
+#   backend. It is one cluster-wide setting, but each node's IPVS table only counts that node's
+#   own connections: `lc` (least connections) balances per client node, not across the cluster,
+#   and conntrack pins established flows anyway. The nftables mode has no schedulers: it picks
+#   endpoints at random, so the setting disappears with the migration.
+#
+#   What people usually want from a scheduler is available on the Service instead:
+#   `sessionAffinity: ClientIP` for stickiness (`sh`, source hashing) and
+#   `internalTrafficPolicy: Local` or topology-aware routing for locality.
+# custom:
+#   id: KP204
+#   name: ipvs-scheduler
+#   severity: info
+#   since: v0.2.0
+#   kinds: [KubeProxyConfiguration, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
+#   remediation: |
+#     Decide what the scheduler was for. For stickiness set `sessionAffinity: ClientIP` on the
+#     Services that need it; for locality use `internalTrafficPolicy: Local` or topology-aware
+#     routing. Then remove `ipvs.scheduler` together with the move off ipvs.
+#   before: |
+#     mode: ipvs
+#     ipvs:
+#       scheduler: lc
+#   after: |
+#     mode: nftables
+package kube_proxy_lint.rules.kp204
+
+# ipvs_instances are the kube-proxies of this document whose effective mode is ipvs.
+ipvs_instances contains inst if {
+	some inst in input.instances
+	inst.mode.value == "ipvs"
+}
+
+# The config field, in a KubeProxyConfiguration an ipvs-mode kube-proxy uses.
+findings contains {
+	"msg": sprintf("ipvs.scheduler %q balances each node's own connections, not the cluster's; nftables mode has no schedulers: use Service sessionAffinity or internalTrafficPolicy instead", [scheduler]),
+	"path": ["ipvs", "scheduler"],
+} if {
+	input.kind == "KubeProxyConfiguration"
+	scheduler := input.object.ipvs.scheduler
+	is_string(scheduler)
+	scheduler != ""
+	some inst in ipvs_instances
+	inst.config.id == input.id
+}
+
+# The flag, where kube-proxy honours it (no --config) and runs in ipvs mode.
+findings contains {
+	"msg": sprintf("--ipvs-scheduler=%s balances each node's own connections, not the cluster's; nftables mode has no schedulers: use Service sessionAffinity or internalTrafficPolicy instead", [flag.value]),
+	"path": flag.path,
+	"location": flag.location,
+} if {
+	some inst in ipvs_instances
+	inst.workload.id == input.id
+	not inst.configFlag
+	some flag in inst.flags
+	flag.name == "ipvs-scheduler"
+	flag.value != ""
+	flag.doc == input.id
+}

@@ -1,0 +1,151 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// ruleMetadata is what a rule module's package METADATA block says.
+type ruleMetadata struct {
+	ID, Name string
+	Severity checker.Severity
+	Disabled bool
+	Kinds    []string
+	Doc      checker.Doc
+	URL      string
+}
+
+// UserSince is the Since of user policies that do not name one.
+const UserSince = "user policy"
+
+// ruleMeta reads the package-scoped METADATA of m. A module without a custom id and without a
+// findings rule is a library and yields nil; a module with one but not the other is an error.
+func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
+	var a *ast.Annotations
+	for _, x := range m.Annotations {
+		if x.Scope == "package" {
+			a = x
+			break
+		}
+	}
+	hasFindings := false
+	for _, r := range m.Rules {
+		if len(r.Head.Ref()) == 1 && r.Head.Ref()[0].Value.Compare(ast.Var("findings")) == 0 {
+			hasFindings = true
+		}
+	}
+	loc := where(m.Package.Location)
+	if a == nil || a.Custom["id"] == nil {
+		if hasFindings {
+			return nil, fmt.Errorf("%s: package %s defines findings but has no METADATA block with custom.id (put \"# METADATA\" with title, description and custom: id, name, severity right above the package line)", loc, strings.TrimPrefix(m.Package.Path.String(), "data."))
+		}
+		if builtin {
+			return nil, fmt.Errorf("%s: built-in policy without METADATA", loc)
+		}
+		return nil, nil
+	}
+	if a.Location != nil {
+		loc = where(a.Location)
+	}
+	str := func(key string) (string, error) {
+		v, ok := a.Custom[key]
+		if !ok || v == nil {
+			return "", nil
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", fmt.Errorf("%s: METADATA custom.%s must be a string, got %v", loc, key, v)
+		}
+		return s, nil
+	}
+	var errs []error
+	get := func(key string) string {
+		s, err := str(key)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return s
+	}
+	md := &ruleMetadata{
+		ID:   get("id"),
+		Name: get("name"),
+		URL:  get("url"),
+		Doc: checker.Doc{
+			Title:        strings.TrimSpace(a.Title),
+			Why:          strings.TrimSpace(a.Description),
+			Remediation:  strings.TrimSpace(get("remediation")),
+			Before:       get("before"),
+			After:        get("after"),
+			Since:        get("since"),
+			SeverityText: get("severity_text"),
+		},
+	}
+	if builtin {
+		md.URL = ""
+	}
+	sev := get("severity")
+	var err error
+	if md.Severity, err = checker.ParseSeverity(sev); err != nil || md.Severity == checker.SeverityNone {
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.severity must be error, warning or info, got %q", loc, sev))
+	}
+	switch d := a.Custom["default"].(type) {
+	case nil:
+	case bool:
+		md.Disabled = !d
+	case string:
+		switch strings.ToLower(d) {
+		case "on", "true", "enabled", "yes":
+		case "off", "false", "disabled", "no":
+			md.Disabled = true
+		default:
+			errs = append(errs, fmt.Errorf("%s: METADATA custom.default must be on or off, got %q", loc, d))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.default must be on or off, got %v", loc, d))
+	}
+	switch k := a.Custom["kinds"].(type) {
+	case nil:
+	case []any:
+		for _, e := range k {
+			s, ok := e.(string)
+			if !ok || s == "" {
+				errs = append(errs, fmt.Errorf("%s: METADATA custom.kinds must list kind names, got %v", loc, e))
+				continue
+			}
+			md.Kinds = append(md.Kinds, s)
+		}
+	case string:
+		md.Kinds = []string{k}
+	default:
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.kinds must be a list of kinds, got %v", loc, k))
+	}
+	if md.Doc.Since == "" && !builtin {
+		md.Doc.Since = UserSince
+	}
+	switch {
+	case md.ID == "":
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.id is empty", loc))
+	case !checker.ValidID(md.ID):
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.id %q must be 2-8 capital letters and 3-4 digits, e.g. ORG001", loc, md.ID))
+	}
+	if !checker.ValidName(md.Name) {
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.name %q must be kebab-case, e.g. no-ipvs-scheduler", loc, md.Name))
+	}
+	for _, kv := range [][2]string{{"title", md.Doc.Title}, {"description", md.Doc.Why}, {"custom.remediation", md.Doc.Remediation}, {"custom.since", md.Doc.Since}} {
+		if kv[1] == "" {
+			errs = append(errs, fmt.Errorf("%s: METADATA %s is missing", loc, kv[0]))
+		}
+	}
+	if !hasFindings {
+		errs = append(errs, fmt.Errorf("%s: rule %s has no findings rule (findings contains {\"msg\": ..., \"path\": [...]} if ...)", where(m.Package.Location), md.ID))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return md, nil
+}

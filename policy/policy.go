@@ -1,0 +1,461 @@
+// Package policy runs Rego rules: the built-in ones embedded in this package (one rule per
+// file, package kube_proxy_lint.rules.kpNNN) and user policies loaded with --policy DIR. Each
+// rule becomes a checker.Rule in the same registry as the Go rules, so findings share
+// positions, severities, suppressions and outputs.
+//
+// The contract of a rule module: a package-scoped `# METADATA` block whose custom section
+// holds id, name, severity (and optionally since, default, kinds, remediation, before,
+// after, severity_text, url), and a set rule `findings` of objects {msg, path} with optional
+// fix, related and location. input is one document (see Input); data.kube_proxy_lint is the
+// workspace view (see View). docs/policies.md documents it and docs/policy-input.schema.json
+// is its JSON Schema.
+//
+// Policies are compiled once per process into one compiler per policy set; each rule has one
+// prepared query, evaluated per matching document and safe for concurrent use. They run
+// sandboxed: the capabilities are pinned to the OPA release this package was built with,
+// minus every builtin that reaches the network, the environment or the file system.
+package policy
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+//go:embed *.rego
+var builtinFS embed.FS
+
+// capabilitiesVersion pins the builtins policies may use to one OPA release, so that an OPA
+// upgrade never widens what a policy can do without a change here.
+const capabilitiesVersion = "v1.22.3"
+
+// DefaultTimeout bounds the evaluation of one rule over a whole workspace.
+const DefaultTimeout = 30 * time.Second
+
+// Timeout is the evaluation budget of one Rego rule in one run; the CLI sets it from
+// --policy-timeout before any rule runs.
+var Timeout = DefaultTimeout
+
+// forbidden reports whether a builtin is refused in the sandbox: anything that talks to the
+// network, reads the environment or files, or depends on the host.
+func forbidden(name string) bool {
+	switch {
+	case name == "http.send", name == "opa.runtime", strings.HasPrefix(name, "net."):
+		return true
+	}
+	return false
+}
+
+var (
+	capsOnce sync.Once
+	caps     *ast.Capabilities
+	capsErr  error
+)
+
+// capabilities returns the pinned capabilities without the forbidden builtins.
+func capabilities() (*ast.Capabilities, error) {
+	capsOnce.Do(func() {
+		c, err := ast.LoadCapabilitiesVersion(capabilitiesVersion)
+		if err != nil {
+			capsErr = fmt.Errorf("load OPA capabilities %s: %w", capabilitiesVersion, err)
+			return
+		}
+		kept := c.Builtins[:0]
+		for _, b := range c.Builtins {
+			if !forbidden(b.Name) {
+				kept = append(kept, b)
+			}
+		}
+		c.Builtins = kept
+		c.AllowNet = []string{}
+		caps = c
+	})
+	return caps, capsErr
+}
+
+// Source is one Rego file to load.
+type Source struct {
+	// Name is the file name shown in errors and test results.
+	Name string
+	Text string
+}
+
+var (
+	builtinOnce  sync.Once
+	builtinRules []*checker.Rule
+	builtinErr   error
+)
+
+// Builtin returns the embedded Rego rules, compiled once per process. A broken embedded policy
+// is a programmer error, caught by the tests of this package, so Builtin panics on it.
+func Builtin() []*checker.Rule {
+	builtinOnce.Do(func() {
+		srcs, err := builtinSources(false)
+		if err != nil {
+			builtinErr = err
+			return
+		}
+		builtinRules, builtinErr = Compile(srcs, true)
+	})
+	if builtinErr != nil {
+		panic(fmt.Sprintf("embedded Rego rules: %v", builtinErr))
+	}
+	return builtinRules
+}
+
+// BuiltinSources returns the embedded Rego files, with their tests when tests is true.
+func BuiltinSources(tests bool) ([]Source, error) { return builtinSources(tests) }
+
+func builtinSources(tests bool) ([]Source, error) {
+	entries, err := fs.ReadDir(builtinFS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read embedded policies: %w", err)
+	}
+	var out []Source
+	for _, e := range entries {
+		if isTest(e.Name()) && !tests {
+			continue
+		}
+		b, err := builtinFS.ReadFile(e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("read embedded policies: %w", err)
+		}
+		out = append(out, Source{Name: "policy/" + e.Name(), Text: string(b)})
+	}
+	return out, nil
+}
+
+func isTest(name string) bool { return strings.HasSuffix(name, "_test.rego") }
+
+// ReadDirs reads the *.rego files below each directory (recursively; a file argument is read
+// as is), in a stable order. Test files are included only when tests is true.
+func ReadDirs(dirs []string, tests bool) ([]Source, error) {
+	var out []Source
+	for _, dir := range dirs {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("read policies: %w", err)
+		}
+		if !st.IsDir() {
+			b, err := os.ReadFile(dir)
+			if err != nil {
+				return nil, fmt.Errorf("read policies: %w", err)
+			}
+			out = append(out, Source{Name: filepath.ToSlash(dir), Text: string(b)})
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() {
+				if p != dir && strings.HasPrefix(e.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(p, ".rego") || (isTest(p) && !tests) {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out = append(out, Source{Name: filepath.ToSlash(p), Text: string(b)})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read policies: %w", err)
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("read policies: no .rego files in %s", dir)
+		}
+	}
+	return out, nil
+}
+
+// Load reads and compiles the user policies in dirs. The rules are sorted by ID; an ID or
+// name that clashes with a rule of reserved (the built-in registry) or with another user rule
+// is an error naming the policy file.
+func Load(dirs []string, reserved []*checker.Rule) ([]*checker.Rule, error) {
+	srcs, err := ReadDirs(dirs, false)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := Compile(srcs, false)
+	if err != nil {
+		return nil, err
+	}
+	taken := map[string]string{}
+	for _, r := range reserved {
+		taken[r.ID] = "built-in rule " + r.ID + " (" + r.Name + ")"
+		taken["name:"+r.Name] = "built-in rule " + r.ID + " (" + r.Name + ")"
+	}
+	var errs []error
+	for _, r := range rules {
+		file := File(r)
+		if by, ok := taken[r.ID]; ok {
+			errs = append(errs, fmt.Errorf("%s: rule ID %s is already used by %s; give user policies an ID of their own, e.g. ORG001", file, r.ID, by))
+		}
+		if by, ok := taken["name:"+r.Name]; ok {
+			errs = append(errs, fmt.Errorf("%s: rule name %s is already used by %s", file, r.Name, by))
+		}
+		taken[r.ID] = "rule " + r.ID + " in " + file
+		taken["name:"+r.Name] = "rule " + r.ID + " in " + file
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return rules, nil
+}
+
+// regoRules maps each Rego checker.Rule to its compiled state, for error messages and File.
+var regoRules sync.Map // *checker.Rule -> *regoRule
+
+// File returns the policy file of a Rego rule, or "" for other rules.
+func File(r *checker.Rule) string {
+	if rr, ok := regoRules.Load(r); ok {
+		return rr.(*regoRule).file
+	}
+	return ""
+}
+
+// Merge returns the rules of all sets in one list sorted by ID, the order checker.Validate
+// requires. Duplicates are kept so that Validate reports them.
+func Merge(sets ...[]*checker.Rule) []*checker.Rule {
+	var out []*checker.Rule
+	for _, s := range sets {
+		out = append(out, s...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// parseOptions are the parser settings of every policy: Rego v1 syntax only, annotations read.
+var parseOptions = ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
+
+// Parse parses sources as Rego v1 modules. Errors name file:line.
+func Parse(srcs []Source) (map[string]*ast.Module, error) {
+	mods := make(map[string]*ast.Module, len(srcs))
+	var errs []error
+	for _, s := range srcs {
+		m, err := ast.ParseModuleWithOpts(s.Name, s.Text, parseOptions)
+		if err != nil {
+			errs = append(errs, regoErrors(err)...)
+			continue
+		}
+		if _, dup := mods[s.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s: loaded twice", s.Name))
+			continue
+		}
+		mods[s.Name] = m
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if errs := sandboxErrors(mods); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return mods, nil
+}
+
+// sandboxErrors lists calls to forbidden builtins with their file:line, before the compiler
+// would report them as merely "undefined".
+func sandboxErrors(mods map[string]*ast.Module) []error {
+	var errs []error
+	for _, name := range sortedKeys(mods) {
+		ast.WalkTerms(mods[name], func(t *ast.Term) bool {
+			var op string
+			switch v := t.Value.(type) {
+			case ast.Call:
+				op = v[0].String()
+			case ast.Ref:
+				op = v.String()
+			default:
+				return false
+			}
+			if forbidden(op) {
+				errs = append(errs, fmt.Errorf("%s: %s is not allowed: policies run sandboxed, without network, environment or file access", where(t.Location), op))
+				return true
+			}
+			return false
+		})
+	}
+	return errs
+}
+
+// Compile parses, checks and compiles sources into rules. builtin marks the embedded rules,
+// whose metadata must be complete.
+func Compile(srcs []Source, builtin bool) ([]*checker.Rule, error) {
+	mods, err := Parse(srcs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := capabilities()
+	if err != nil {
+		return nil, err
+	}
+	compiler := ast.NewCompiler().
+		WithCapabilities(c).
+		WithDefaultRegoVersion(ast.RegoV1).
+		WithEnablePrintStatements(false)
+	compiler.Compile(mods)
+	if compiler.Failed() {
+		return nil, errors.Join(regoErrors(compiler.Errors)...)
+	}
+	var rules []*checker.Rule
+	var errs []error
+	for _, name := range sortedKeys(mods) {
+		m := mods[name]
+		meta, err := ruleMeta(name, m, builtin)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if meta == nil {
+			continue // a library module: no METADATA id and no findings
+		}
+		r, err := newRegoRule(compiler, name, m, meta)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rules = append(rules, r)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sort.Slice(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
+	return rules, nil
+}
+
+// regoRule is the compiled state behind one Rego checker.Rule.
+type regoRule struct {
+	file  string
+	pkg   string
+	query rego.PreparedEvalQuery
+	// findingsLine is the line of the first findings rule, named in contract errors.
+	findingsLine int
+	kinds        map[string]bool
+}
+
+func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleMetadata) (*checker.Rule, error) {
+	line := 0
+	for _, r := range m.Rules {
+		if len(r.Head.Ref()) == 1 && r.Head.Ref()[0].Value.Compare(ast.Var("findings")) == 0 {
+			if r.Head.Key == nil {
+				return nil, fmt.Errorf("%s: findings must be a set rule (findings contains {...} if ...)", where(r.Location))
+			}
+			if line == 0 {
+				line = r.Location.Row
+			}
+		}
+	}
+	if line == 0 {
+		return nil, fmt.Errorf("%s: rule %s has no findings rule (findings contains {\"msg\": ..., \"path\": [...]} if ...)", where(m.Package.Location), meta.ID)
+	}
+	if err := checkFindingHeads(m); err != nil {
+		return nil, err
+	}
+	pkg := m.Package.Path.String()
+	pq, err := rego.New(
+		rego.Compiler(compiler),
+		rego.Query(pkg+".findings"),
+		rego.SetRegoVersion(ast.RegoV1),
+		rego.StrictBuiltinErrors(true),
+	).PrepareForEval(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("%s: prepare rule %s: %w", file, meta.ID, err)
+	}
+	rr := &regoRule{file: file, pkg: pkg, query: pq, findingsLine: line}
+	if len(meta.Kinds) > 0 {
+		rr.kinds = map[string]bool{}
+		for _, k := range meta.Kinds {
+			rr.kinds[k] = true
+		}
+	}
+	r := &checker.Rule{
+		ID:       meta.ID,
+		Name:     meta.Name,
+		Severity: meta.Severity,
+		Disabled: meta.Disabled,
+		Kinds:    meta.Kinds,
+		Doc:      meta.Doc,
+		DocURL:   meta.URL,
+	}
+	r.Run = func(p *checker.Pass) error { return rr.run(p) }
+	regoRules.Store(r, rr)
+	return r, nil
+}
+
+// checkFindingHeads checks the findings whose value is an object literal at load time: msg
+// and path present, path an array. Computed values are checked when they are produced.
+func checkFindingHeads(m *ast.Module) error {
+	var errs []error
+	for _, r := range m.Rules {
+		if len(r.Head.Ref()) != 1 || r.Head.Ref()[0].Value.Compare(ast.Var("findings")) != 0 || r.Head.Key == nil {
+			continue
+		}
+		obj, ok := r.Head.Key.Value.(ast.Object)
+		if !ok {
+			continue
+		}
+		if obj.Get(ast.StringTerm("msg")) == nil {
+			errs = append(errs, fmt.Errorf("%s: finding has no \"msg\"", where(r.Location)))
+		}
+		p := obj.Get(ast.StringTerm("path"))
+		if p == nil {
+			errs = append(errs, fmt.Errorf("%s: finding has no \"path\" (an array of keys and indices, [] for the whole document)", where(r.Location)))
+			continue
+		}
+		switch p.Value.(type) {
+		case ast.String, ast.Number, ast.Boolean, ast.Null, ast.Object, ast.Set:
+			errs = append(errs, fmt.Errorf("%s: finding \"path\" must be an array of keys and indices, got %s", where(r.Location), p))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// where formats a Rego location as file:line.
+func where(l *ast.Location) string {
+	if l == nil {
+		return "<unknown>"
+	}
+	return fmt.Sprintf("%s:%d", l.File, l.Row)
+}
+
+// regoErrors turns OPA errors into errors that start with file:line.
+func regoErrors(err error) []error {
+	var aerrs ast.Errors
+	if errors.As(err, &aerrs) {
+		out := make([]error, 0, len(aerrs))
+		for _, e := range aerrs {
+			out = append(out, fmt.Errorf("%s: %s", where(e.Location), e.Message))
+		}
+		return out
+	}
+	return []error{err}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,500 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"weak"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// SchemaVersion is the version of the input and data contract of policies. It changes only
+// when a field is removed or changes meaning; new fields keep the version.
+const SchemaVersion = 1
+
+// Input is `input` of a policy: one document and where it is.
+type Input struct {
+	// ID identifies the document; data.kube_proxy_lint refers to documents by it.
+	ID   string `json:"id"`
+	File string `json:"file"`
+	// Document is the 0-based index of the document in File (of the outer document when
+	// Embedded is set).
+	Document int `json:"document"`
+	// Embedded is the field path of the scalar holding this document, e.g.
+	// ["data", "config.conf"], when it is embedded in another one.
+	Embedded   checker.Path `json:"embedded,omitempty"`
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Namespace  string       `json:"namespace"`
+	Name       string       `json:"name"`
+	// Scope is the cluster scope directory of the file ("" for the repository root).
+	Scope string `json:"scope"`
+	// Templated is true when the file holds template placeholders.
+	Templated bool `json:"templated"`
+	// Instances are the kube-proxies this document runs (as their workload) or configures
+	// (as their KubeProxyConfiguration): the entries of data.kube_proxy_lint.instances that
+	// name this document, joined in advance so that rules need not scan them all.
+	Instances []InstanceView `json:"instances"`
+	// Object is the document's generic form; finding paths point into it.
+	Object any `json:"object"`
+}
+
+// View is data.kube_proxy_lint: the workspace as the Go rules see it.
+type View struct {
+	SchemaVersion int            `json:"schemaVersion"`
+	Target        TargetView     `json:"target"`
+	Instances     []InstanceView `json:"instances"`
+	Services      []ServiceView  `json:"services"`
+	// Replacements are the signs that something else replaces kube-proxy (Cilium, Calico
+	// eBPF, kubeadm proxy.disabled, a kube-proxy pinned to non-Calico nodes).
+	Replacements []Replacement `json:"replacements"`
+	// Documents lists every document, embedded ones included.
+	Documents []DocRef `json:"documents"`
+}
+
+// TargetView is the target Kubernetes version and where it comes from.
+type TargetView struct {
+	Version  string    `json:"version"`
+	Minor    int       `json:"minor"`
+	Source   string    `json:"source"`
+	Location *Location `json:"location"`
+}
+
+// Location is a span in a real file: 1-based lines, columns in Unicode code points.
+type Location struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+}
+
+// DocRef names a document.
+type DocRef struct {
+	ID         string       `json:"id"`
+	File       string       `json:"file"`
+	Document   int          `json:"document"`
+	Embedded   checker.Path `json:"embedded,omitempty"`
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Namespace  string       `json:"namespace"`
+	Name       string       `json:"name"`
+	Scope      string       `json:"scope"`
+}
+
+// InstanceView is one kube-proxy.
+type InstanceView struct {
+	Label string `json:"label"`
+	// Kind is workload, config, command or installer.
+	Kind  string `json:"kind"`
+	Scope string `json:"scope"`
+	// Workload is the document running kube-proxy and Container the path of its container.
+	Workload  *DocRef      `json:"workload"`
+	Container checker.Path `json:"container"`
+	Windows   bool         `json:"windows"`
+	// ConfigFlag is true when kube-proxy runs with --config (always for a standalone config).
+	ConfigFlag       bool          `json:"configFlag"`
+	Config           *DocRef       `json:"config"`
+	ConfigVia        []RelatedView `json:"configVia"`
+	ConfigUnresolved string        `json:"configUnresolved"`
+	Mode             SettingView   `json:"mode"`
+	Flags            []FlagView    `json:"flags"`
+	FeatureGates     []GateView    `json:"featureGates"`
+	// NodePortAddresses is the effective list; empty with origin default means unset.
+	NodePortAddresses NodePortView `json:"nodePortAddresses"`
+}
+
+// SettingView is an effective value and its source.
+type SettingView struct {
+	Value string `json:"value"`
+	// Origin is default, flag, config or unknown (--config points outside the repository).
+	Origin   string       `json:"origin"`
+	Location *Location    `json:"location"`
+	Doc      string       `json:"doc,omitempty"`
+	Path     checker.Path `json:"path,omitempty"`
+}
+
+// FlagView is one command-line flag.
+type FlagView struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	HasValue bool   `json:"hasValue"`
+	// Doc and Path locate the scalar holding the flag; Location spans the flag itself.
+	Doc      string       `json:"doc,omitempty"`
+	Path     checker.Path `json:"path,omitempty"`
+	Location *Location    `json:"location"`
+	// Ignored is true when kube-proxy ignores the flag because --config is set.
+	Ignored bool `json:"ignored"`
+}
+
+// GateView is a feature gate set explicitly.
+type GateView struct {
+	Name     string    `json:"name"`
+	Value    bool      `json:"value"`
+	Invalid  bool      `json:"invalid"`
+	Raw      string    `json:"raw"`
+	Origin   string    `json:"origin"`
+	Location *Location `json:"location"`
+}
+
+// NodePortView is the effective nodePortAddresses.
+type NodePortView struct {
+	Value    []string  `json:"value"`
+	Origin   string    `json:"origin"`
+	Location *Location `json:"location"`
+}
+
+// RelatedView is a located note.
+type RelatedView struct {
+	Message  string    `json:"message"`
+	Location *Location `json:"location"`
+}
+
+// ServiceView is a Service and its node ports.
+type ServiceView struct {
+	Doc       DocRef         `json:"doc"`
+	Type      string         `json:"type"`
+	NodePorts []NodePortPort `json:"nodePorts"`
+}
+
+// NodePortPort is a Service port that opens a node port.
+type NodePortPort struct {
+	Name     string `json:"name"`
+	Port     int64  `json:"port"`
+	NodePort int64  `json:"nodePort"`
+	// Protocol defaults to TCP.
+	Protocol string    `json:"protocol"`
+	Location *Location `json:"location"`
+}
+
+// Replacement is a sign that kube-proxy is replaced.
+type Replacement struct {
+	// By is cilium, calico-ebpf, kubeadm or non-calico-nodeselector.
+	By      string       `json:"by"`
+	Message string       `json:"message"`
+	Doc     DocRef       `json:"doc"`
+	Path    checker.Path `json:"path"`
+	// Location spans the setting that says so.
+	Location *Location `json:"location"`
+	// Workload is set when the signal is on a kube-proxy workload itself (a DaemonSet pinned
+	// to non-Calico nodes); that workload is then expected, not a leftover.
+	Workload string `json:"workload,omitempty"`
+}
+
+// wsState caches what policies need of one workspace: the view (built once) and each
+// document's input (built on first use). Workspaces are keyed weakly so that the cache never
+// keeps one alive.
+type wsState struct {
+	once     sync.Once
+	view     ast.Value
+	viewGo   *View
+	err      error
+	inputs   sync.Map // *checker.Document -> ast.Value
+	instVals sync.Map // document ID -> *ast.Array of its instances
+	ids      map[*checker.Document]string
+	files    map[string]*checker.File
+	// byDoc lists the instances naming each document as workload or config.
+	byDoc map[string][]InstanceView
+}
+
+var states sync.Map // weak.Pointer[checker.Workspace] -> *wsState
+
+func stateFor(ws *checker.Workspace) *wsState {
+	key := weak.Make(ws)
+	v, ok := states.Load(key)
+	if !ok {
+		var loaded bool
+		v, loaded = states.LoadOrStore(key, &wsState{})
+		if !loaded {
+			runtime.AddCleanup(ws, func(k weak.Pointer[checker.Workspace]) { states.Delete(k) }, key)
+		}
+	}
+	st := v.(*wsState)
+	// Every caller goes through once, so none sees a half-built state.
+	st.once.Do(func() { st.build(ws) })
+	return st
+}
+
+func (st *wsState) build(ws *checker.Workspace) {
+	st.ids = map[*checker.Document]string{}
+	st.files = map[string]*checker.File{}
+	for _, f := range ws.Files {
+		if f.Parent == nil {
+			st.files[f.Path] = f
+		}
+	}
+	for _, d := range ws.Docs {
+		st.ids[d] = docID(d)
+	}
+	v := BuildView(ws)
+	st.viewGo = v
+	st.byDoc = map[string][]InstanceView{}
+	for _, in := range v.Instances {
+		if in.Workload != nil {
+			st.byDoc[in.Workload.ID] = append(st.byDoc[in.Workload.ID], in)
+		}
+		if in.Config != nil && (in.Workload == nil || in.Config.ID != in.Workload.ID) {
+			st.byDoc[in.Config.ID] = append(st.byDoc[in.Config.ID], in)
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		st.err = fmt.Errorf("build policy data: %w", err)
+		return
+	}
+	st.view, st.err = ast.ValueFromReader(bytesReader(b))
+	if st.err != nil {
+		st.err = fmt.Errorf("build policy data: %w", st.err)
+	}
+}
+
+// input returns the document's input value. The document's object and its instances are
+// converted to Rego values directly (a JSON round trip of every document costs more than
+// evaluating the rules); only the small header goes through JSON.
+func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value, error) {
+	if v, ok := st.inputs.Load(d); ok {
+		return v.(ast.Value), nil
+	}
+	in, err := st.inputOf(ws, d)
+	if err != nil {
+		return nil, err
+	}
+	obj, ins := in.Object, in.Instances
+	in.Object, in.Instances = nil, nil
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("build policy input: %w", err)
+	}
+	head, err := ast.ValueFromReader(bytesReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("build policy input: %w", err)
+	}
+	objV, err := ast.InterfaceToValue(obj)
+	if err != nil {
+		return nil, fmt.Errorf("build policy input: %w", err)
+	}
+	insV := ast.NewArray()
+	if len(ins) > 0 {
+		insV, err = st.instancesValue(in.ID, ins)
+		if err != nil {
+			return nil, err
+		}
+	}
+	o := head.(ast.Object)
+	o.Insert(ast.InternedTerm("object"), ast.NewTerm(objV))
+	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(insV))
+	st.inputs.Store(d, o)
+	return o, nil
+}
+
+// instancesValue converts a document's instances once (embedded documents share them).
+func (st *wsState) instancesValue(id string, ins []InstanceView) (*ast.Array, error) {
+	if v, ok := st.instVals.Load(id); ok {
+		return v.(*ast.Array), nil
+	}
+	b, err := json.Marshal(ins)
+	if err != nil {
+		return nil, fmt.Errorf("build policy input: %w", err)
+	}
+	v, err := ast.ValueFromReader(bytesReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("build policy input: %w", err)
+	}
+	arr, _ := v.(*ast.Array)
+	if arr == nil {
+		arr = ast.NewArray()
+	}
+	st.instVals.Store(id, arr)
+	return arr, nil
+}
+
+// docID identifies a document: file#index, plus the embedding path for embedded ones.
+func docID(d *checker.Document) string {
+	o := d.Outer()
+	id := o.File.Path + "#" + strconv.Itoa(o.Index)
+	if d.Parent != nil {
+		id += "/" + d.ParentPath.String()
+	}
+	return id
+}
+
+// InputOf returns the input of document d of ws.
+func InputOf(ws *checker.Workspace, d *checker.Document) (*Input, error) {
+	return stateFor(ws).inputOf(ws, d)
+}
+
+func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, error) {
+	obj, err := d.Generic()
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", docID(d), err)
+	}
+	r := docRef(ws, d)
+	ins := st.byDoc[r.ID]
+	if ins == nil {
+		ins = []InstanceView{}
+	}
+	return &Input{
+		ID: r.ID, File: r.File, Document: r.Document, Embedded: r.Embedded,
+		APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name,
+		Scope: r.Scope, Templated: d.File.Outer().Templated, Instances: ins, Object: obj,
+	}, nil
+}
+
+func docRef(ws *checker.Workspace, d *checker.Document) DocRef {
+	o := d.Outer()
+	r := DocRef{
+		ID: docID(d), File: o.File.Path, Document: o.Index,
+		APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name,
+		Scope: ws.ScopeOf(o.File.Path),
+	}
+	if d.Parent != nil {
+		r.Embedded = append(checker.Path(nil), d.ParentPath...)
+		if r.Namespace == "" && r.Name == "" {
+			r.Namespace, r.Name = d.Parent.Namespace, d.Parent.Name
+		}
+	}
+	return r
+}
+
+func docRefPtr(ws *checker.Workspace, d *checker.Document) *DocRef {
+	if d == nil {
+		return nil
+	}
+	r := docRef(ws, d)
+	return &r
+}
+
+func loc(pos, end checker.Position) *Location {
+	if !pos.IsValid() {
+		return nil
+	}
+	if !end.IsValid() {
+		end = pos
+	}
+	return &Location{File: pos.Filename, Line: pos.Line, Column: pos.Column, EndLine: end.Line, EndColumn: end.Column}
+}
+
+func setting(s checker.Setting) SettingView {
+	v := SettingView{Value: s.Value, Origin: s.Origin.String()}
+	if p, e, ok := s.Where(); ok {
+		v.Location = loc(p, e)
+	}
+	if s.Doc != nil && s.Flag == nil {
+		v.Doc, v.Path = docID(s.Doc), s.Path
+	}
+	return v
+}
+
+var instanceKinds = map[checker.InstanceKind]string{
+	checker.InstanceWorkload: "workload", checker.InstanceConfig: "config",
+	checker.InstanceCommand: "command", checker.InstanceInstaller: "installer",
+}
+
+// BuildView builds data.kube_proxy_lint for ws.
+func BuildView(ws *checker.Workspace) *View {
+	t := ws.Target
+	v := &View{
+		SchemaVersion: SchemaVersion,
+		Target:        TargetView{Version: t.Version.String(), Minor: t.Version.Minor, Source: t.Source},
+		Instances:     []InstanceView{},
+		Services:      []ServiceView{},
+		Replacements:  []Replacement{},
+		Documents:     []DocRef{},
+	}
+	if t.Pos != nil {
+		v.Target.Location = loc(*t.Pos, *t.Pos)
+	}
+	for _, d := range ws.Docs {
+		v.Documents = append(v.Documents, docRef(ws, d))
+	}
+	for _, in := range ws.Instances {
+		iv := InstanceView{
+			Label: in.Label, Kind: instanceKinds[in.Kind], Windows: in.Windows,
+			Workload: docRefPtr(ws, in.Workload), Container: in.Container,
+			ConfigFlag: in.HasConfigFlag(), Config: docRefPtr(ws, in.Config),
+			ConfigUnresolved: in.ConfigUnresolved,
+			Mode:             setting(in.Mode(t.Version)),
+			ConfigVia:        []RelatedView{}, Flags: []FlagView{}, FeatureGates: []GateView{},
+		}
+		switch {
+		case in.Workload != nil:
+			iv.Scope = ws.ScopeOf(in.Workload.File.Outer().Path)
+		case in.Source != nil:
+			iv.Scope = ws.ScopeOf(in.Source.Path)
+		case in.Config != nil:
+			iv.Scope = ws.ScopeOf(in.Config.File.Outer().Path)
+		}
+		for _, r := range in.ConfigVia {
+			iv.ConfigVia = append(iv.ConfigVia, RelatedView{Message: r.Message, Location: loc(r.Pos, r.End)})
+		}
+		for i := range in.Flags {
+			f := &in.Flags[i]
+			fv := FlagView{Name: f.Name, Value: f.Value, HasValue: f.HasValue, Location: loc(f.Pos, f.End),
+				Ignored: in.Flag("config") != nil && checker.IgnoredWithConfig(f.Name)}
+			if f.Doc != nil {
+				fv.Doc, fv.Path = docID(f.Doc), f.NodePath
+			}
+			iv.Flags = append(iv.Flags, fv)
+		}
+		for _, g := range in.FeatureGates() {
+			gv := GateView{Name: g.Name, Value: g.Value, Invalid: g.Invalid, Raw: g.Raw, Origin: g.Origin.String()}
+			if p, e, ok := g.Where(); ok {
+				gv.Location = loc(p, e)
+			}
+			iv.FeatureGates = append(iv.FeatureGates, gv)
+		}
+		addrs, s := in.NodePortAddresses()
+		iv.NodePortAddresses = NodePortView{Value: append([]string{}, addrs...), Origin: s.Origin.String()}
+		if p, e, ok := s.Where(); ok {
+			iv.NodePortAddresses.Location = loc(p, e)
+		}
+		v.Instances = append(v.Instances, iv)
+	}
+	for _, d := range ws.Docs {
+		if d.Kind == "Service" && d.Parent == nil {
+			v.Services = append(v.Services, serviceView(ws, d))
+		}
+	}
+	v.Replacements = replacements(ws)
+	return v
+}
+
+func serviceView(ws *checker.Workspace, d *checker.Document) ServiceView {
+	sv := ServiceView{Doc: docRef(ws, d), Type: d.Str(checker.P("spec", "type")), NodePorts: []NodePortPort{}}
+	if sv.Type == "" {
+		sv.Type = "ClusterIP"
+	}
+	_, ports := d.Lookup(checker.P("spec", "ports"))
+	if ports == nil || ports.Kind != yaml.SequenceNode {
+		return sv
+	}
+	opens := sv.Type == "NodePort" || sv.Type == "LoadBalancer"
+	for i := range ports.Content {
+		p := checker.P("spec", "ports", i)
+		np, _ := strconv.ParseInt(d.Str(p.Append("nodePort")), 10, 64)
+		if !opens && np == 0 {
+			continue
+		}
+		port, _ := strconv.ParseInt(d.Str(p.Append("port")), 10, 64)
+		proto := d.Str(p.Append("protocol"))
+		if proto == "" {
+			proto = "TCP"
+		}
+		pp := NodePortPort{Name: d.Str(p.Append("name")), Port: port, NodePort: np, Protocol: proto}
+		at := p.Append("nodePort")
+		if !d.Has(at) {
+			at = p
+		}
+		if pos, end, ok := d.KeyPos(at); ok {
+			pp.Location = loc(pos, end)
+		}
+		sv.NodePorts = append(sv.NodePorts, pp)
+	}
+	return sv
+}

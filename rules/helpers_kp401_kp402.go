@@ -1,0 +1,391 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+)
+
+// Shared helpers of KP401 (iptables-chain-dependency) and KP402 (ipvs-state-dependency): they
+// visit every real command of the workspace (scripts, systemd Exec lines, Dockerfiles,
+// Makefile recipes, container command/args and sh -c scripts, Ansible shell/command tasks,
+// ConfigMap scripts, cloud-init runcmd) with a way to position any part of a word.
+
+// kp4CmdVisit is one command and where its words are.
+type kp4CmdVisit struct {
+	cmd    *shell.Command
+	script *shell.Script
+	// next is the command after cmd in the script (the other side of a pipe), or nil.
+	next *shell.Command
+	// span positions bytes [a, b) of w.Text.
+	span func(w shell.Word, a, b int) (checker.Position, checker.Position)
+	// bodySpan positions bytes [a, b) of heredoc h's body.
+	bodySpan func(h *shell.Heredoc, a, b int) (checker.Position, checker.Position)
+	obj      *checker.ObjectRef
+	path     checker.Path
+	// kube is true when the file evidently concerns Kubernetes (a manifest, or a script that
+	// names kube-proxy, kubectl, kubeadm, kubelet, kube-ipvs0 or a KUBE- chain).
+	kube bool
+}
+
+var kp4KubeContextRe = regexp.MustCompile(`kube-proxy|kubectl|kubeadm|kubelet|kube-ipvs0|KUBE-|k3s|rke2|kubernetes`)
+
+// kp4ScriptKube reports whether a script's commands (not its comments) concern Kubernetes.
+func kp4ScriptKube(s *shell.Script) bool {
+	for i := range s.Commands {
+		for _, w := range s.Commands[i].Words {
+			if kp4KubeContextRe.MatchString(w.Text) {
+				return true
+			}
+		}
+	}
+	for i := range s.Heredocs {
+		if kp4KubeContextRe.Match(s.Heredocs[i].Body) {
+			return true
+		}
+	}
+	return false
+}
+
+// kp4ForEachCommand calls fn for every command of the workspace.
+func kp4ForEachCommand(ws *checker.Workspace, fn func(v *kp4CmdVisit)) {
+	for _, f := range ws.Files {
+		if f.Format != checker.FormatText {
+			continue
+		}
+		d := shell.DialectOf(f.Path, f.Content)
+		if d == shell.DialectNone || d == shell.DialectFlags {
+			continue
+		}
+		s := shell.ParseFile(d, f.Content)
+		kube := kp4ScriptKube(s)
+		ff := f
+		kp4VisitScript(s, kube, nil, nil, func(w shell.Word, a, b int) (checker.Position, checker.Position) {
+			x, y := w.Span(a, b)
+			return ff.PositionAt(x), ff.PositionAt(y)
+		}, func(h *shell.Heredoc, a, b int) (checker.Position, checker.Position) {
+			return ff.PositionAt(h.Offs[min(a, len(h.Offs)-1)]), ff.PositionAt(h.Offs[min(b, len(h.Offs)-1)])
+		}, fn)
+	}
+	for _, d := range ws.Docs {
+		if d.Node == nil {
+			continue
+		}
+		kp4WalkCommandNodes(d, d.Node, nil, "", fn)
+	}
+}
+
+func kp4VisitScript(s *shell.Script, kube bool, obj *checker.ObjectRef, path checker.Path,
+	span func(w shell.Word, a, b int) (checker.Position, checker.Position),
+	bodySpan func(h *shell.Heredoc, a, b int) (checker.Position, checker.Position), fn func(v *kp4CmdVisit)) {
+	skip := false
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if !c.PipeIn {
+			// A pipeline that starts at a shell prompt is pasted terminal output.
+			skip = kp4IsPrompt(c)
+		}
+		if skip {
+			continue
+		}
+		v := &kp4CmdVisit{cmd: &s.Commands[i], script: s, span: span, bodySpan: bodySpan, obj: obj, path: path, kube: kube}
+		if c.PipeOut {
+			// The other side of the pipe: the next command of the same nesting that reads a
+			// pipe (commands of a $(...) inside it come first).
+			for j := i + 1; j < len(s.Commands); j++ {
+				if s.Commands[j].PipeIn && s.Commands[j].Substituted == c.Substituted {
+					v.next = &s.Commands[j]
+					break
+				}
+			}
+		}
+		fn(v)
+	}
+}
+
+// kp4PromptRe matches shell prompts pasted with a command: "user@host:~$", "[root@node ~]#".
+var kp4PromptRe = regexp.MustCompile(`^(\$|#|%|>|\[?[\w.-]+@[\w.-]+.*|[\w.-]+[$#%>])$`)
+
+// kp4IsPrompt reports whether a command's first word is a prompt, not a program.
+func kp4IsPrompt(c *shell.Command) bool {
+	return len(c.Words) > 0 && !c.Words[0].Quoted && kp4PromptRe.MatchString(c.Words[0].Text)
+}
+
+// kp4ScriptKeys hold shell scripts in Ansible tasks, CI files and similar YAML.
+var kp4ScriptKeys = map[string]bool{
+	"shell": true, "cmd": true, "script": true, "raw": true, "command": true,
+	"ansible.builtin.shell": true, "ansible.builtin.command": true, "ansible.builtin.raw": true,
+	"ansible.legacy.shell": true, "ansible.legacy.command": true, "run": true,
+}
+
+// kp4WalkCommandNodes finds command-bearing nodes of a YAML document.
+func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key string, fn func(v *kp4CmdVisit)) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		// A container (or anything) with command/args sequences: one argv.
+		var argv []*yaml.Node
+		var argvPath checker.Path
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if (k.Value == "command" || k.Value == "args") && v.Kind == yaml.SequenceNode {
+				if argvPath == nil {
+					argvPath = p.Append(k.Value)
+				}
+				for _, c := range v.Content {
+					if c.Kind == yaml.ScalarNode {
+						argv = append(argv, c)
+					}
+				}
+			}
+		}
+		if len(argv) > 0 {
+			kp4VisitArgv(d, argv, argvPath, fn)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			kp := p.Append(k.Value)
+			switch {
+			case v.Kind == yaml.ScalarNode && kp4ScriptKeys[k.Value]:
+				kp4VisitScalarScript(d, v, kp, fn)
+			case v.Kind == yaml.ScalarNode && key == "data" && (strings.HasSuffix(k.Value, ".sh") || strings.HasPrefix(v.Value, "#!")):
+				kp4VisitScalarScript(d, v, kp, fn)
+			case (k.Value == "runcmd" || k.Value == "bootcmd") && v.Kind == yaml.SequenceNode:
+				for j, c := range v.Content {
+					if c.Kind == yaml.ScalarNode {
+						kp4VisitScalarScript(d, c, kp.Append(j), fn)
+					}
+				}
+			case (k.Value == "iptables" || k.Value == "ansible.builtin.iptables") && v.Kind == yaml.MappingNode:
+				kp4VisitIptablesModule(d, v, kp, fn)
+			case v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode:
+				if (k.Value == "command" || k.Value == "args") && v.Kind == yaml.SequenceNode {
+					continue
+				}
+				kp4WalkCommandNodes(d, v, kp, k.Value, fn)
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			kp4WalkCommandNodes(d, c, p.Append(i), key, fn)
+		}
+	}
+}
+
+// kp4VisitScalarScript lexes a scalar holding a shell script.
+func kp4VisitScalarScript(d *checker.Document, n *yaml.Node, p checker.Path, fn func(v *kp4CmdVisit)) {
+	src := []byte(n.Value)
+	s := shell.Parse(src, 0, len(src), shell.Options{})
+	kp4VisitScript(s, true, d.Ref(), p, func(w shell.Word, a, b int) (checker.Position, checker.Position) {
+		x, y := w.Span(a, b)
+		return d.SubPos(n, x, y)
+	}, func(h *shell.Heredoc, a, b int) (checker.Position, checker.Position) {
+		return d.SubPos(n, h.Offs[min(a, len(h.Offs)-1)], h.Offs[min(b, len(h.Offs)-1)])
+	}, fn)
+}
+
+// kp4VisitArgv visits a container's command+args: an sh -c script is lexed, else the items are
+// the words of one command.
+func kp4VisitArgv(d *checker.Document, argv []*yaml.Node, p checker.Path, fn func(v *kp4CmdVisit)) {
+	if isShellProgram(argv[0].Value) {
+		for j := 1; j+1 < len(argv); j++ {
+			if strings.HasPrefix(argv[j].Value, "-") && strings.Contains(argv[j].Value, "c") {
+				kp4VisitScalarScript(d, argv[j+1], p, fn)
+				return
+			}
+		}
+	}
+	c := shell.Command{}
+	for i, n := range argv {
+		offs := make([]int, len(n.Value)+1)
+		for k := range offs {
+			offs[k] = k
+		}
+		// Pos holds the item index; span maps through the item's node.
+		c.Words = append(c.Words, shell.Word{Text: n.Value, Pos: i, End: i, Offs: offs})
+	}
+	s := &shell.Script{Commands: []shell.Command{c}}
+	kp4VisitScript(s, true, d.Ref(), p, func(w shell.Word, a, b int) (checker.Position, checker.Position) {
+		return d.SubPos(argv[w.Pos], a, b)
+	}, nil, fn)
+}
+
+// kp4VisitIptablesModule turns an Ansible iptables task (chain: X, jump: Y) into the iptables
+// command it runs.
+func kp4VisitIptablesModule(d *checker.Document, m *yaml.Node, p checker.Path, fn func(v *kp4CmdVisit)) {
+	var nodes []*yaml.Node
+	c := shell.Command{Words: []shell.Word{{Text: "iptables", Pos: -1}}}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if v.Kind != yaml.ScalarNode {
+			continue
+		}
+		switch k.Value {
+		case "chain", "jump", "goto", "match_set":
+		default:
+			continue
+		}
+		flag := "--" + strings.ReplaceAll(k.Value, "_", "-")
+		offs := make([]int, len(v.Value)+1)
+		for j := range offs {
+			offs[j] = j
+		}
+		c.Words = append(c.Words, shell.Word{Text: flag, Pos: -1}, shell.Word{Text: v.Value, Pos: len(nodes), Offs: offs})
+		nodes = append(nodes, v)
+	}
+	if len(nodes) == 0 {
+		return
+	}
+	s := &shell.Script{Commands: []shell.Command{c}}
+	kp4VisitScript(s, true, d.Ref(), p, func(w shell.Word, a, b int) (checker.Position, checker.Position) {
+		if w.Pos < 0 || w.Pos >= len(nodes) {
+			pos, end := d.KindPos()
+			return pos, end
+		}
+		return d.SubPos(nodes[w.Pos], a, b)
+	}, nil, fn)
+}
+
+// kp4IptablesPrograms read or write iptables rules.
+var kp4IptablesPrograms = map[string]bool{
+	"iptables": true, "ip6tables": true, "iptables-legacy": true, "iptables-nft": true,
+	"ip6tables-legacy": true, "ip6tables-nft": true, "iptables-save": true, "ip6tables-save": true,
+	"iptables-restore": true, "ip6tables-restore": true, "iptables-legacy-save": true,
+	"iptables-nft-save": true, "ip6tables-legacy-save": true, "ip6tables-nft-save": true,
+	"iptables-legacy-restore": true, "iptables-nft-restore": true, "ip6tables-legacy-restore": true,
+	"ip6tables-nft-restore": true, "iptables-wrapper": true, "xtables-legacy-multi": true,
+	"xtables-nft-multi": true,
+}
+
+// kp4TextFilters read other commands' output (iptables-save | grep KUBE-SVC).
+var kp4TextFilters = map[string]bool{"grep": true, "egrep": true, "fgrep": true, "rg": true, "awk": true, "sed": true, "cut": true, "wc": true}
+
+// kp4KubeProxyChains are the iptables chains kube-proxy creates in iptables and ipvs mode
+// (RULES.md §1); kubelet's KUBE-IPTABLES-HINT, KUBE-KUBELET-CANARY and KUBE-FIREWALL are not
+// among them.
+var kp4KubeProxyChains = map[string]string{
+	"KUBE-SERVICES": "iptables and ipvs", "KUBE-EXTERNAL-SERVICES": "iptables", "KUBE-NODEPORTS": "iptables",
+	"KUBE-POSTROUTING": "iptables and ipvs", "KUBE-MARK-MASQ": "iptables and ipvs", "KUBE-FORWARD": "iptables and ipvs",
+	"KUBE-PROXY-FIREWALL": "iptables and ipvs", "KUBE-PROXY-CANARY": "iptables", "KUBE-MARK-DROP": "iptables (before 1.25)",
+	"KUBE-NODE-PORT": "ipvs", "KUBE-LOAD-BALANCER": "ipvs", "KUBE-IPVS-FILTER": "ipvs",
+	"KUBE-IPVS-OUT-FILTER": "ipvs", "KUBE-SOURCE-RANGES-FIREWALL": "ipvs",
+}
+
+// kp4KubeProxyChainPrefixes are kube-proxy's per-service chains.
+var kp4KubeProxyChainPrefixes = []string{"KUBE-SVC-", "KUBE-SVL-", "KUBE-FW-", "KUBE-EXT-", "KUBE-SEP-", "KUBE-XLB-"}
+
+var kp4KubeTokenRe = regexp.MustCompile(`KUBE-[A-Z0-9][A-Z0-9_-]*|KUBE-`)
+
+// kp4ChainModes returns the modes that create chain name, or "".
+func kp4ChainModes(name string) string {
+	if m, ok := kp4KubeProxyChains[name]; ok {
+		return m
+	}
+	for _, p := range kp4KubeProxyChainPrefixes {
+		if strings.HasPrefix(name, p) {
+			if p == "KUBE-XLB-" {
+				return "iptables (before 1.24)"
+			}
+			return "iptables"
+		}
+	}
+	return ""
+}
+
+// kp4KubeTokens returns the byte ranges of KUBE-... tokens in s that stand alone: not part of a
+// longer name (KUBE-SERVICES-X, MY-KUBE-SERVICES).
+func kp4KubeTokens(s string) [][2]int {
+	var out [][2]int
+	for _, m := range kp4KubeTokenRe.FindAllStringIndex(s, -1) {
+		if m[0] > 0 {
+			c := s[m[0]-1]
+			if c == '-' || c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+				continue
+			}
+		}
+		out = append(out, [2]int{m[0], m[1]})
+	}
+	return out
+}
+
+var kp4ModeCondRe = regexp.MustCompile(`(?i)mode["']?\s*[:=]?\s*["']?(ipvs|iptables)\b`)
+
+// kp4GuardedByMode reports whether a command runs only under a condition on the proxy mode
+// being one of modes (`[ "$MODE" = ipvs ]`, `case $mode in ipvs)`, `grep -q 'mode: ipvs'`).
+func kp4GuardedByMode(guard []string, modes ...string) bool {
+	for i, w := range guard {
+		for _, m := range modes {
+			if (w == m || w == `"`+m+`"`) && i > 0 && (guard[i-1] == "=" || guard[i-1] == "==") {
+				return true
+			}
+			if strings.Contains(w, "|") && i > 0 && guard[i-1] == "=" {
+				for _, alt := range strings.Split(w, "|") {
+					if strings.TrimSpace(alt) == m {
+						return true
+					}
+				}
+			}
+			if mm := kp4ModeCondRe.FindStringSubmatch(w); mm != nil && strings.EqualFold(mm[1], m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kp4InstanceFile returns the file that defines a kube-proxy instance, for scoping.
+func kp4InstanceFile(in *checker.Instance) string {
+	switch {
+	case in.Workload != nil:
+		return in.Workload.File.Outer().Path
+	case in.Source != nil:
+		return in.Source.Path
+	case in.Config != nil:
+		return in.Config.File.Outer().Path
+	}
+	return ""
+}
+
+// kp4NftablesInstance returns a kube-proxy whose effective mode at the target is nftables,
+// looking first at the instances in the cluster scope of file, then (when the scope has none)
+// at every instance of the workspace.
+func kp4NftablesInstance(p *checker.Pass, file string) (*checker.Instance, checker.Setting, bool) {
+	var scoped, all []*checker.Instance
+	for _, in := range p.Workspace.Instances {
+		all = append(all, in)
+		if f := kp4InstanceFile(in); f != "" && p.Workspace.SameScope(file, f) {
+			scoped = append(scoped, in)
+		}
+	}
+	if len(scoped) == 0 {
+		scoped = all
+	}
+	for _, in := range scoped {
+		if m := in.Mode(p.Target); m.Origin != checker.OriginUnknown && m.Value == checker.ModeNFTables {
+			return in, m, true
+		}
+	}
+	return nil, checker.Setting{}, false
+}
+
+// kp4ModeRelated returns a related location for the instance whose mode decides a severity.
+func kp4ModeRelated(in *checker.Instance, m checker.Setting, t checker.Version) []checker.Related {
+	if in == nil {
+		return nil
+	}
+	pos, end, ok := m.Where()
+	if !ok {
+		if in.Kind == checker.InstanceCommand && in.Program.IsValid() {
+			pos, end, ok = in.Program, in.ProgramEnd, true
+		} else if in.Workload != nil {
+			pos, end, ok = in.Workload.KeyPos(in.Container.Append("name"))
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return []checker.Related{{Pos: pos, End: end, Message: in.Label + " runs in nftables mode at target " + t.String()}}
+}

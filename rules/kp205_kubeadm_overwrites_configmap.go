@@ -1,0 +1,105 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP205 flags kube-proxy ConfigMap changes that a kubeadm configuration in the same repository
+// would undo.
+var KP205 = &checker.Rule{
+	ID:       "KP205",
+	Name:     "kubeadm-overwrites-configmap",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"ConfigMap", "ClusterConfiguration", "KubeProxyConfiguration"},
+	Doc: checker.Doc{
+		Title: "kubeadm would regenerate the kube-proxy ConfigMap differently",
+		Why: `kubeadm writes the ` + "`kube-system/kube-proxy`" + ` ConfigMap (key ` + "`config.conf`" + `) from its own
+configuration: the ` + "`KubeProxyConfiguration`" + ` document next to the ` + "`ClusterConfiguration`" + `, or kubeadm's
+defaults when there is none (` + "`mode: iptables`" + ` through 1.39, nftables from 1.40). It does so on
+` + "`kubeadm init`" + `, ` + "`kubeadm init phase addon kube-proxy`" + ` and ` + "`kubeadm upgrade apply --config`" + `. When the
+repository edits the ConfigMap directly but keeps a kubeadm configuration that says something else,
+the next such run silently reverts the edit, typically during an upgrade, the worst moment for a
+data-plane change.
+
+The rule reports the ConfigMap's ` + "`config.conf`" + ` key when a kubeadm ` + "`ClusterConfiguration`" + ` file in the
+same scope has no ` + "`KubeProxyConfiguration`" + ` document, and the ConfigMap's ` + "`mode`" + ` when the kubeadm
+document sets (or defaults to) another mode. The related location is the kubeadm configuration. Not
+reported: kubeadm configurations that disable the kube-proxy addon (` + "`proxy.disabled: true`" + `,
+` + "`skipPhases: [addon/kube-proxy]`" + `) and the ` + "`kubeadm-config`" + ` ConfigMap (a record of the cluster,
+which does not hold kube-proxy's configuration).`,
+		Remediation: `Keep one source of truth: put the kube-proxy settings into a ` + "`KubeProxyConfiguration`" + `
+document of the kubeadm configuration (the same mode as the ConfigMap), or stop keeping the kubeadm
+configuration in the repository when the ConfigMap is managed directly.`,
+		Before: `# kubeadm.yaml
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+---
+# kube-proxy ConfigMap, config.conf
+mode: ipvs
+`,
+		After: `# kubeadm.yaml
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+---
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: ipvs
+`,
+		Since: "0.1.0",
+	},
+	Run: runKP205,
+}
+
+func runKP205(p *checker.Pass) error {
+	var kubeadms []*checker.Instance
+	for _, in := range p.Workspace.Instances {
+		ins := in.Installer
+		if ins != nil && ins.Name == checker.InstallerKubeadm && !in.IsDisabled() && ins.Doc != nil && ins.Doc.Parent == nil {
+			kubeadms = append(kubeadms, in)
+		}
+	}
+	if len(kubeadms) == 0 {
+		return nil
+	}
+	for _, d := range p.Workspace.Docs {
+		if d.Kind != "ConfigMap" || d.Parent != nil || d.Name != "kube-proxy" || (d.Namespace != "kube-system" && d.Namespace != "") {
+			continue
+		}
+		for _, e := range d.Embedded {
+			if e.Kind != "KubeProxyConfiguration" || e.ParentPath.String() != "data.config.conf" {
+				continue
+			}
+			for _, ka := range kubeadms {
+				if p.Workspace.SameScope(d.File.Path, ka.Source.Path) {
+					kp205Check(p, d, e, ka)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func kp205Check(p *checker.Pass, cm, conf *checker.Document, ka *checker.Instance) {
+	kfile := ka.Source.Path
+	cmMode := kp106SourceOf(conf, p.Target)
+	kpos, kend := ka.Installer.Doc.KindPos()
+	if ka.Config == nil {
+		pos, end, _ := cm.KeyPos(checker.Path{"data", "config.conf"})
+		msg := fmt.Sprintf("kubeadm regenerates ConfigMap kube-system/kube-proxy from the kubeadm config in %s, which has no KubeProxyConfiguration document: this config.conf (which %s) would be replaced by kubeadm's defaults (mode %s at target %s)",
+			kfile, cmMode.describe(p.Target), ka.Installer.DefaultMode(p.Target), p.Target)
+		p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: cm.Ref(), Path: checker.Path{"data", "config.conf"},
+			Related: []checker.Related{{Pos: kpos, End: kend, Message: "kubeadm ClusterConfiguration without a KubeProxyConfiguration document"}}})
+		return
+	}
+	kaMode := kp106SourceOf(ka.Config, p.Target)
+	if kaMode.mode == cmMode.mode {
+		return
+	}
+	pos, end := cmMode.where()
+	rp, re := kaMode.where()
+	msg := fmt.Sprintf("kubeadm regenerates ConfigMap kube-system/kube-proxy from the kubeadm config in %s, which %s: the mode %s here would be replaced", kfile, kaMode.describe(p.Target), cmMode.mode)
+	p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: conf.Ref(), Path: checker.Path{"mode"},
+		Related: []checker.Related{{Pos: rp, End: re, Message: "the kubeadm KubeProxyConfiguration " + kaMode.describe(p.Target)}}})
+}

@@ -1,0 +1,150 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP301 flags nftables-mode kube-proxies without nodePortAddresses: nftables accepts
+// NodePorts only on the node's primary IPs, where iptables and ipvs accepted them on all.
+var KP301 = &checker.Rule{
+	ID:       "KP301",
+	Name:     "nodeport-addresses-narrowed",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"KubeProxyConfiguration", "DaemonSet", "Service"},
+	Doc: checker.Doc{
+		Title: "nftables mode accepts NodePorts only on the node's primary IPs",
+		Why: `When ` + "`nodePortAddresses`" + ` is unset, iptables and ipvs modes accept NodePort traffic on every
+local IP of the node. nftables mode (from 1.31) defaults it to ` + "`primary`" + `: only the node's primary
+IPv4 and IPv6 addresses. A client that reaches a NodePort through a second NIC, a VIP, a management
+address or a tunnel stops getting answers after the switch to nftables, including a cluster whose
+configuration never set ` + "`mode:`" + ` and gets nftables as the new default in 1.40.
+
+The finding is a warning when the same cluster scope declares Services of type NodePort or
+LoadBalancer (the related locations list them) and info when it declares none.`,
+		Remediation: `Decide which reach the NodePorts need and write it down: ` + "`nodePortAddresses: [\"primary\"]`" + `
+accepts the nftables behaviour; ` + "`[\"all\"]`" + ` (1.37 and later; ` + "`[\"0.0.0.0/0\", \"::/0\"]`" + ` before)
+keeps the reach of iptables and ipvs. A list of CIDRs limits NodePorts to the networks that need
+them.`,
+		Before:       "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
+		After:        "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\"]\n",
+		Since:        "0.1.0",
+		SeverityText: "warning when NodePort or LoadBalancer Services are in scope; info otherwise",
+	},
+	Run: runKP301,
+}
+
+// kp301MaxRelated bounds the Services listed as related locations.
+const kp301MaxRelated = 10
+
+func runKP301(p *checker.Pass) error {
+	if !p.Target.AtLeast(31) {
+		// Before 1.31 nftables mode (alpha and beta) accepted NodePorts on all IPs too.
+		return nil
+	}
+	seen := findingKeys{}
+	nodePorts := p.Workspace.NodePorts()
+	idx := p.Workspace.NewScopeIndex()
+	for _, in := range linuxInstances(p) {
+		if in.mode.Value != checker.ModeNFTables {
+			continue
+		}
+		addrs, s := in.NodePortAddresses()
+		if len(addrs) > 0 || s.Origin != checker.OriginDefault || kindPatchesNodePortAddresses(in.Instance) {
+			continue
+		}
+		pos, end, obj, ok := instanceAnchor(in.Instance)
+		if !ok {
+			continue
+		}
+		var related []checker.Related
+		services := map[*checker.Document]bool{}
+		for _, np := range nodePorts {
+			if !idx.Same(in.file, np.Service.File.Outer().Path) {
+				continue
+			}
+			services[np.Service] = true
+			if len(related) < kp301MaxRelated {
+				related = append(related, nodePortRelated(np))
+			}
+		}
+		sev := checker.SeverityInfo
+		msg := fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs, not on every local IP as iptables and ipvs did", p.Target)
+		if len(services) > 0 {
+			sev = checker.SeverityWarning
+			msg = fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs; %d NodePort or LoadBalancer Services in scope lose reach on other node addresses", p.Target, len(services))
+		}
+		if !seen.first(pos, msg) {
+			continue
+		}
+		if in.mode.Origin != checker.OriginConfig {
+			related = append(modeRelated(in, p.Target), related...)
+		}
+		var fixes []checker.Fix
+		var path checker.Path
+		if in.HasConfigFlag() && in.Config != nil {
+			path = checker.Path{"nodePortAddresses"}
+			all := `["all"]`
+			if !p.Target.AtLeast(37) {
+				all = `["0.0.0.0/0", "::/0"]`
+			}
+			for _, fx := range [][2]string{
+				{`["primary"]`, `Set nodePortAddresses to ["primary"] (accept the nftables behaviour)`},
+				{all, "Set nodePortAddresses to " + all + " (keep NodePorts on every node address)"},
+			} {
+				if fix, ok := nodePortAddressesFix(in.Config, fx[0], fx[1]); ok {
+					fixes = append(fixes, fix)
+				}
+			}
+		}
+		p.Report(checker.Finding{Severity: sev, Message: msg, Pos: pos, End: end, Object: obj, Path: path, Related: related, Fixes: fixes})
+	}
+	return nil
+}
+
+// nodePortRelated describes a Service port with a NodePort as a related location.
+func nodePortRelated(np checker.NodePort) checker.Related {
+	d := np.Service
+	pos, end, ok := d.ValuePos(np.Path)
+	if !ok {
+		pos, end = d.KindPos()
+	}
+	msg := fmt.Sprintf("%s (type %s) allocates a NodePort", np.Label(), np.Type)
+	if np.Port != 0 {
+		msg = fmt.Sprintf("%s (type %s) uses NodePort %d", np.Label(), np.Type, np.Port)
+	}
+	return checker.Related{Pos: pos, End: end, Message: msg}
+}
+
+// kindPatchesNodePortAddresses reports whether a kind cluster sets nodePortAddresses in a
+// KubeProxyConfiguration of its kubeadmConfigPatches, which the loader does not decode.
+func kindPatchesNodePortAddresses(in *checker.Instance) bool {
+	if in.Installer == nil || in.Installer.Doc == nil || in.Installer.Doc.Kind != "Cluster" {
+		return false
+	}
+	found := false
+	check := func(seq *yaml.Node) {
+		if seq == nil || seq.Kind != yaml.SequenceNode {
+			return
+		}
+		for _, n := range seq.Content {
+			if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "KubeProxyConfiguration") && strings.Contains(n.Value, "nodePortAddresses") {
+				found = true
+			}
+		}
+	}
+	d := in.Installer.Doc
+	_, top := d.Lookup(checker.Path{"kubeadmConfigPatches"})
+	check(top)
+	if _, nodes := d.Lookup(checker.Path{"nodes"}); nodes != nil && nodes.Kind == yaml.SequenceNode {
+		for _, n := range nodes.Content {
+			_, p := checker.LookupNode(n, checker.Path{"kubeadmConfigPatches"})
+			check(p)
+		}
+	}
+	return found
+}

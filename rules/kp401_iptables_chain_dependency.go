@@ -1,0 +1,169 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+)
+
+// KP401 flags commands that read or write kube-proxy's iptables chains, which nftables mode
+// does not create.
+var KP401 = &checker.Rule{
+	ID:       "KP401",
+	Name:     "iptables-chain-dependency",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"shell script", "systemd unit", "Dockerfile", "Makefile", "DaemonSet", "Pod", "Ansible task", "ConfigMap"},
+	Doc: checker.Doc{
+		Title: "a command depends on kube-proxy's iptables chains, which nftables mode does not create",
+		Why: `In iptables mode kube-proxy owns the chains ` + "`KUBE-SERVICES`" + `, ` + "`KUBE-EXTERNAL-SERVICES`" + `,
+` + "`KUBE-NODEPORTS`" + `, ` + "`KUBE-POSTROUTING`" + `, ` + "`KUBE-MARK-MASQ`" + `, ` + "`KUBE-FORWARD`" + `,
+` + "`KUBE-PROXY-FIREWALL`" + `, ` + "`KUBE-PROXY-CANARY`" + ` and the per-service ` + "`KUBE-SVC-*`" + `, ` + "`KUBE-SVL-*`" + `,
+` + "`KUBE-FW-*`" + `, ` + "`KUBE-EXT-*`" + `, ` + "`KUBE-SEP-*`" + ` (` + "`KUBE-XLB-*`" + ` and ` + "`KUBE-MARK-DROP`" + ` in old
+releases); ipvs mode owns ` + "`KUBE-SERVICES`" + `, ` + "`KUBE-NODE-PORT`" + `, ` + "`KUBE-LOAD-BALANCER`" + `,
+` + "`KUBE-IPVS-FILTER`" + `, ` + "`KUBE-IPVS-OUT-FILTER`" + `, ` + "`KUBE-SOURCE-RANGES-FIREWALL`" + ` and others. nftables
+mode has none of them: its rules live in ` + "`table ip kube-proxy`" + ` and ` + "`table ip6 kube-proxy`" + `. A firewall
+script that jumps to ` + "`KUBE-SERVICES`" + `, a health check that greps ` + "`iptables-save`" + ` for
+` + "`KUBE-SVC-`" + `, an Ansible ` + "`iptables`" + ` task with ` + "`chain: KUBE-NODEPORTS`" + ` silently stop working (or fail)
+after the switch, including on a cluster that never set ` + "`mode:`" + ` and gets nftables as the 1.40 default.
+
+The rule reads real commands only: shell scripts, systemd ` + "`Exec*=`" + ` lines, Dockerfile ` + "`RUN`" + `/` + "`CMD`" + `,
+Makefile recipes, container ` + "`command`" + `/` + "`args`" + ` and ` + "`sh -c`" + ` scripts, Ansible ` + "`shell`" + `/` + "`command`" + `
+and ` + "`iptables`" + ` tasks, ConfigMap scripts, cloud-init ` + "`runcmd`" + `, and ` + "`iptables-restore`" + ` input in
+heredocs. A chain name counts as an argument of an iptables command (` + "`iptables`" + `, ` + "`ip6tables`" + `, their
+` + "`-save`" + `/` + "`-restore`" + `/` + "`-legacy`" + `/` + "`-nft`" + ` variants), of a text filter (` + "`grep`" + `, ` + "`awk`" + `, ` + "`sed`" + `),
+of ` + "`echo`" + `/` + "`printf`" + ` piped into an iptables command, or as the value of a shell variable. Never
+reported: kubelet's own chains ` + "`KUBE-IPTABLES-HINT`" + `, ` + "`KUBE-KUBELET-CANARY`" + ` and ` + "`KUBE-FIREWALL`" + `, which
+exist in every mode; comments; pasted terminal output (a line that starts with a prompt or with
+iptables output is not a command); ipsets matched with ` + "`--match-set`" + ` (KP402).`,
+		Remediation: `Make the dependency mode-independent or port it: filter traffic in your own chain or
+table hooked before kube-proxy's, use Services' ` + "`loadBalancerSourceRanges`" + ` or NetworkPolicies instead
+of editing kube-proxy's chains, and read kube-proxy's state from its metrics or the ` + "`kube-proxy`" + `
+nftables table (` + "`nft list table ip kube-proxy`" + `) in nftables mode. Cleanup that must only run in the
+old mode can stay when it is guarded by a mode check; such guarded commands are reported as info.`,
+		Before: `#!/bin/sh
+iptables -t nat -I KUBE-SERVICES -s 10.0.0.0/8 -j RETURN
+`,
+		After: `#!/bin/sh
+iptables -t nat -N MY-PREROUTING 2>/dev/null || true
+iptables -t nat -I PREROUTING -j MY-PREROUTING
+iptables -t nat -A MY-PREROUTING -s 10.0.0.0/8 -j RETURN
+`,
+		Since:        "0.1.0",
+		SeverityText: "warning; error when a kube-proxy of the same cluster scope runs in nftables mode at the target; info when the command is guarded by a mode condition",
+	},
+	Run: runKP401,
+}
+
+func runKP401(p *checker.Pass) error {
+	seen := findingKeys{}
+	kp4ForEachCommand(p.Workspace, func(v *kp4CmdVisit) {
+		report := func(tok string, pos, end checker.Position) {
+			modes := kp4ChainModes(tok)
+			if modes == "" {
+				return
+			}
+			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path}
+			switch in, m, ok := kp4NftablesInstance(p, pos.Filename); {
+			case kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS, checker.ModeIPTables):
+				f.Severity = checker.SeverityInfo
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode; this command runs only under a mode condition, so it is harmless in nftables mode", tok, modes)
+			case ok:
+				f.Severity = checker.SeverityError
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode, but kube-proxy runs in nftables mode at target %s and creates no such chain", tok, modes, p.Target)
+				f.Related = kp4ModeRelated(in, m, p.Target)
+			default:
+				f.Severity = checker.SeverityWarning
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode: nftables mode (the default from 1.40) creates no such chain", tok, modes)
+			}
+			if seen.first(f.Pos, f.Message) {
+				p.Report(f)
+			}
+		}
+		scanWord := func(w shell.Word) {
+			for _, t := range kp4KubeTokens(w.Text) {
+				pos, end := v.span(w, t[0], t[1])
+				report(w.Text[t[0]:t[1]], pos, end)
+			}
+		}
+		c := v.cmd
+		prog := c.Program()
+		// NAME=KUBE-SERVICES: the script keeps a chain name to use it.
+		for _, w := range c.Words[:prog] {
+			if _, val, ok := cutAssignment(w.Text); ok && kp4ChainModes(val) != "" && len(kp4KubeTokens(val)) == 1 && kp4KubeTokens(val)[0] == [2]int{0, len(val)} {
+				off := len(w.Text) - len(val)
+				pos, end := v.span(w, off, len(w.Text))
+				report(val, pos, end)
+			}
+		}
+		if prog >= len(c.Words) {
+			return
+		}
+		name := c.Name()
+		ipt := kp4IptablesPrograms[name]
+		feeds := (name == "echo" || name == "printf") && v.next != nil && kp4IptablesPrograms[v.next.Name()]
+		if !ipt && !kp4TextFilters[name] && !feeds {
+			return
+		}
+		args := c.Words[prog+1:]
+		for i, w := range args {
+			if ipt && i > 0 && args[i-1].Text == "--match-set" {
+				continue // an ipset: KP402
+			}
+			scanWord(w)
+		}
+		if !ipt {
+			return
+		}
+		for _, r := range c.Redirects {
+			switch {
+			case r.Op == "<<<":
+				scanWord(r.Target)
+			case r.Heredoc >= 0 && r.Heredoc < len(v.script.Heredocs) && v.bodySpan != nil:
+				h := &v.script.Heredocs[r.Heredoc]
+				kp4ScanBody(h, func(tok string, a, b int) {
+					pos, end := v.bodySpan(h, a, b)
+					report(tok, pos, end)
+				})
+			}
+		}
+	})
+	return nil
+}
+
+// kp4ScanBody finds chain tokens in an iptables-restore heredoc body, outside comment lines.
+func kp4ScanBody(h *shell.Heredoc, fn func(tok string, a, b int)) {
+	body := string(h.Body)
+	for ls := 0; ls < len(body); {
+		le := ls
+		for le < len(body) && body[le] != '\n' {
+			le++
+		}
+		line := body[ls:le]
+		trimmed := len(line) - len(trimLeftBlanks(line))
+		if !(trimmed < len(line) && line[trimmed] == '#') {
+			for _, t := range kp4KubeTokens(line) {
+				fn(line[t[0]:t[1]], ls+t[0], ls+t[1])
+			}
+		}
+		ls = le + 1
+	}
+}
+
+func trimLeftBlanks(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return s[i:]
+}
+
+// cutAssignment splits NAME=value.
+func cutAssignment(w string) (name, value string, ok bool) {
+	if !shell.IsAssignment(w) {
+		return "", "", false
+	}
+	name, value, _ = strings.Cut(w, "=")
+	return name, value, true
+}

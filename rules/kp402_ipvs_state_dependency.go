@@ -1,0 +1,132 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+)
+
+// KP402 flags commands that depend on state only ipvs mode creates: the kube-ipvs0 dummy
+// interface, kube-proxy's ipvs virtual servers, and its KUBE-* ipsets.
+var KP402 = &checker.Rule{
+	ID:       "KP402",
+	Name:     "ipvs-state-dependency",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"shell script", "systemd unit", "Dockerfile", "Makefile", "DaemonSet", "Pod", "Ansible task", "ConfigMap"},
+	Doc: checker.Doc{
+		Title: "a command depends on state that only kube-proxy's ipvs mode creates",
+		Why: `In ipvs mode kube-proxy binds every ClusterIP and LoadBalancer IP to the dummy interface
+` + "`kube-ipvs0`" + `, programs one ipvs virtual server per Service port (what ` + "`ipvsadm -Ln`" + ` lists), and
+keeps ipsets ` + "`KUBE-CLUSTER-IP`" + `, ` + "`KUBE-LOOP-BACK`" + `, ` + "`KUBE-NODE-PORT-TCP`" + `, ` + "`KUBE-6-*`" + ` and others.
+iptables and nftables modes create none of it, and ipvs mode is deprecated (kube-proxy exits in it
+from 1.40 unless the ` + "`KubeProxyIPVS`" + ` gate is set, and the code is removed in 1.43). Scripts, units and
+manifests that read or change this state break on the move.
+
+Reported: ` + "`kube-ipvs0`" + ` as an argument of network commands (` + "`ip`" + `, ` + "`ifconfig`" + `, ` + "`ethtool`" + `,
+` + "`tcpdump`" + `, iptables, ` + "`sysctl`" + ` keys, a ` + "`grep`" + ` over their output) or as a shell variable's value;
+` + "`ipvsadm`" + ` in a file that concerns Kubernetes (it names kube-proxy, kubectl, kubeadm, kubelet,
+` + "`kube-ipvs0`" + ` or ` + "`KUBE-`" + ` state, or is a manifest); ` + "`ipset`" + ` commands on ` + "`KUBE-*`" + ` sets and iptables
+` + "`--match-set KUBE-*`" + `. Not reported: interface exclusion lists (MetalLB's ` + "`^kube-ipvs.*`" + `,
+NetworkManager's ` + "`unmanaged-devices=interface-name:kube-ipvs0`" + `, Calico's ` + "`skip-interface=kube-ipvs0`" + `),
+which are harmless when the interface is gone; a standalone LVS setup that uses ` + "`ipvsadm`" + ` without
+Kubernetes; comments and pasted output. A cleanup that runs only under an ipvs-mode condition
+(` + "`if [ \"$MODE\" = ipvs ]`" + `, ` + "`case $mode in ipvs)`" + `) is reported as info.`,
+		Remediation: `Remove the dependency before leaving ipvs mode: Service IPs are no longer on an interface
+(use the Service or its endpoints), ` + "`ipvsadm -Ln`" + ` has no equivalent state (use kube-proxy's metrics or
+` + "`nft list table ip kube-proxy`" + ` in nftables mode), and ipsets are replaced by nftables sets inside the
+` + "`kube-proxy`" + ` table. Keep one-off cleanup of the old state (` + "`ip link delete kube-ipvs0`" + `, ` + "`ipvsadm -C`" + `)
+behind a check of the mode that is being left.`,
+		Before: `#!/bin/sh
+ip addr show dev kube-ipvs0 | grep -q 10.96.0.10 || exit 1
+`,
+		After: `#!/bin/sh
+kubectl -n kube-system get service kube-dns -o jsonpath='{.spec.clusterIP}' | grep -q 10.96.0.10 || exit 1
+`,
+		Since:        "0.1.0",
+		SeverityText: "warning; info when the command is guarded by an ipvs-mode condition",
+	},
+	Run: runKP402,
+}
+
+// kp402NetPrograms take an interface name as an argument.
+var kp402NetPrograms = map[string]bool{
+	"ip": true, "ifconfig": true, "ethtool": true, "tcpdump": true, "arping": true, "brctl": true,
+	"networkctl": true, "tc": true, "ifdown": true, "ifup": true, "nft": true, "conntrack": true,
+}
+
+func runKP402(p *checker.Pass) error {
+	seen := findingKeys{}
+	kp4ForEachCommand(p.Workspace, func(v *kp4CmdVisit) {
+		guarded := kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS)
+		report := func(what string, pos, end checker.Position) {
+			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path, Severity: checker.SeverityWarning,
+				Message: what + ", which only kube-proxy's ipvs mode creates; it is gone in iptables and nftables mode"}
+			if guarded {
+				f.Severity = checker.SeverityInfo
+				f.Message = what + " under an ipvs-mode condition: fine while ipvs is in use, remove it after the migration"
+			}
+			if seen.first(f.Pos, f.Message) {
+				p.Report(f)
+			}
+		}
+		c := v.cmd
+		prog := c.Program()
+		for _, w := range c.Words[:prog] {
+			if name, val, ok := cutAssignment(w.Text); ok && val == "kube-ipvs0" {
+				pos, end := v.span(w, len(name)+1, len(w.Text))
+				report("variable "+name+" names the interface kube-ipvs0", pos, end)
+			}
+		}
+		if prog >= len(c.Words) {
+			return
+		}
+		name := c.Name()
+		args := c.Words[prog+1:]
+		ipt := kp4IptablesPrograms[name]
+		switch {
+		case name == "ipvsadm":
+			if !v.kube {
+				return // a standalone LVS setup
+			}
+			w := c.Words[prog]
+			pos, end := v.span(w, 0, len(w.Text))
+			report("ipvsadm works on kube-proxy's ipvs virtual servers", pos, end)
+			return
+		case name == "ipset":
+			for _, w := range args {
+				kp402Sets(v, w, report)
+			}
+			return
+		}
+		for i, w := range args {
+			if ipt && i > 0 && args[i-1].Text == "--match-set" {
+				kp402Sets(v, w, report)
+				continue
+			}
+			switch {
+			case w.Text == "kube-ipvs0" && (kp402NetPrograms[name] || ipt || (kp4TextFilters[name] && c.PipeIn)):
+				pos, end := v.span(w, 0, len(w.Text))
+				report("the command uses the interface kube-ipvs0", pos, end)
+			case name == "sysctl" && strings.Contains(w.Text, ".kube-ipvs0."):
+				k := strings.Index(w.Text, "kube-ipvs0")
+				pos, end := v.span(w, k, k+len("kube-ipvs0"))
+				report("the sysctl key is for the interface kube-ipvs0", pos, end)
+			}
+		}
+	})
+	return nil
+}
+
+// kp402Sets reports KUBE-* ipset names in word w.
+func kp402Sets(v *kp4CmdVisit, w shell.Word, report func(string, checker.Position, checker.Position)) {
+	for _, t := range kp4KubeTokens(w.Text) {
+		tok := w.Text[t[0]:t[1]]
+		if tok == "KUBE-" {
+			continue
+		}
+		pos, end := v.span(w, t[0], t[1])
+		report(fmt.Sprintf("ipset %s is kube-proxy ipvs state", tok), pos, end)
+	}
+}

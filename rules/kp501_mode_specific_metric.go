@@ -1,0 +1,138 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP501 flags alerts, recording rules and dashboards that use a kube-proxy metric the
+// effective mode at the target does not export.
+var KP501 = &checker.Rule{
+	ID:       "KP501",
+	Name:     "mode-specific-metric",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"PrometheusRule", "Prometheus rule file", "Grafana dashboard", "ConfigMap"},
+	Doc: checker.Doc{
+		Title: "a query uses a kube-proxy metric that the proxy mode does not export",
+		Why: `Some kube-proxy metrics exist only in some proxy modes (prefix ` + "`kubeproxy_`" + `):
+
+| metric | exported in |
+|---|---|
+| ` + "`sync_proxy_rules_iptables_restore_failures_total`" + ` | iptables, ipvs |
+| ` + "`sync_proxy_rules_iptables_partial_restore_failures_total`" + `, ` + "`sync_proxy_rules_iptables_total`" + `, ` + "`sync_proxy_rules_iptables_last`" + `, ` + "`iptables_ct_state_invalid_dropped_packets_total`" + `, ` + "`iptables_localhost_nodeports_accepted_packets_total`" + ` | iptables |
+| ` + "`sync_proxy_rules_nftables_sync_failures_total`" + `, ` + "`sync_proxy_rules_nftables_cleanup_failures_total`" + ` | nftables |
+| ` + "`nftables_localhost_nodeport_*`" + ` | nftables with the ` + "`KubeProxyNFTablesLocalhostNodePorts`" + ` gate |
+| ` + "`sync_full_proxy_rules_duration_seconds`" + `, ` + "`sync_partial_proxy_rules_duration_seconds`" + ` | iptables, nftables |
+
+After a mode change (to nftables, including the new default in 1.40), an alert on a metric the
+new mode does not export never fires, a recording rule records nothing and a dashboard panel goes
+blank, without any error. The rule reads Prometheus rule files (` + "`groups:`" + `), ` + "`PrometheusRule`" + `
+objects, Grafana dashboards (panel ` + "`targets[].expr`" + ` and templating queries) also inside ConfigMaps,
+and compares each metric with the effective mode at the target of the kube-proxies in the same
+cluster scope. Relabel rules that drop a metric are not uses.`,
+		Remediation: `Use the metric of the mode kube-proxy runs in: the fix offers the equivalent where one
+exists (` + "`sync_proxy_rules_iptables_restore_failures_total`" + ` becomes
+` + "`sync_proxy_rules_nftables_sync_failures_total`" + ` in nftables mode). During a migration, query both
+(` + "`a or b`" + `) and add an ` + "`absent()`" + ` alert so a metric that disappears is noticed (KP502).`,
+		Before:       "- alert: KubeProxyRestoreFailures\n  expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n",
+		After:        "- alert: KubeProxySyncFailures\n  expr: rate(kubeproxy_sync_proxy_rules_nftables_sync_failures_total[5m]) > 0\n",
+		Since:        "0.1.0",
+		SeverityText: "warning",
+	},
+	Run: runKP501,
+}
+
+// kp501Query is an expression with what it is for messages.
+type kp501Query struct {
+	promExpr
+	// effect says what happens when the metric is missing.
+	effect string
+}
+
+func runKP501(p *checker.Pass) error {
+	instances := linuxInstances(p)
+	if len(instances) == 0 {
+		return nil
+	}
+	idx := p.Workspace.NewScopeIndex()
+	for _, d := range p.Workspace.Docs {
+		if !mayHoldProxyMetric(d) {
+			continue
+		}
+		var queries []kp501Query
+		for _, g := range ruleGroups(d) {
+			for _, r := range g.rules {
+				effect := "the recording rule records nothing"
+				if r.alert != "" {
+					effect = "alert " + r.alert + " never fires"
+				}
+				queries = append(queries, kp501Query{promExpr: r.expr, effect: effect})
+			}
+		}
+		for _, e := range dashboardExprs(d) {
+			queries = append(queries, kp501Query{promExpr: e, effect: "the dashboard query shows no data"})
+		}
+		if len(queries) == 0 {
+			continue
+		}
+		scoped := inScope(idx, instances, d.File.Outer().Path)
+		if len(scoped) == 0 {
+			continue
+		}
+		for _, q := range queries {
+			for _, ref := range promMetricRefs(q.node.Value) {
+				if ref.InAbsent {
+					// absent(x) of a missing metric fires: the guard KP502 asks for.
+					continue
+				}
+				kp501Ref(p, q, ref, scoped)
+			}
+		}
+	}
+	return nil
+}
+
+func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, scoped []proxyInstance) {
+	m, sfx, ok := lookupProxyMetric(ref.Name)
+	if !ok {
+		return
+	}
+	var missing []proxyInstance
+	exported := false
+	for _, in := range scoped {
+		if m.exportedIn(in.mode.Value, in.Instance, p.Target) {
+			exported = true
+		} else {
+			missing = append(missing, in)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	in := missing[0]
+	how := fmt.Sprintf("kube-proxy runs in %s mode at target %s", in.mode.Value, p.Target)
+	if in.mode.Origin == checker.OriginDefault || in.mode.Origin == checker.OriginInstallerDefault {
+		how = fmt.Sprintf("kube-proxy runs in %s mode at target %s (the default)", in.mode.Value, p.Target)
+	}
+	if m.gate && in.mode.Value == checker.ModeNFTables {
+		how = fmt.Sprintf("the %s gate is off at target %s", gateNFTablesLocalhostNodePorts, p.Target)
+	}
+	msg := fmt.Sprintf("%s is exported only in %s, but %s, so %s", ref.Name, m.modesText(), how, q.effect)
+	pos, end := q.doc.SubPos(q.node, ref.From, ref.To)
+	f := checker.Finding{Message: msg, Pos: pos, End: end, Object: q.doc.Ref(), Path: q.path, Related: modeRelated(in, p.Target)}
+	// A replacement is safe only when no kube-proxy in scope still exports the metric and
+	// every one that does not runs in the same mode.
+	sameMode := true
+	for _, o := range missing {
+		sameMode = sameMode && o.mode.Value == in.mode.Value
+	}
+	if eq, ok := m.equivalent[in.mode.Value]; ok && !exported && sameMode && end.Offset-pos.Offset == len(ref.Name) {
+		name := kubeProxyMetricPrefix + eq + sfx
+		f.Fixes = []checker.Fix{{
+			Message: fmt.Sprintf("Use %s, the %s mode equivalent", name, in.mode.Value),
+			Edits:   []checker.TextEdit{{Pos: pos, End: end, NewText: name}},
+		}}
+	}
+	p.Report(f)
+}

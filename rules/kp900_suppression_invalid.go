@@ -1,0 +1,87 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// KP900 reports suppressions that do not do what their author meant: malformed, without a
+// reason, naming an unknown rule, expired, or (reported by the engine's suppression
+// processor, which alone sees every finding) matching nothing.
+var KP900 = &checker.Rule{
+	ID:       "KP900",
+	Name:     "suppression-invalid",
+	Severity: checker.SeverityWarning,
+	Kinds:    []string{"any file with # comments", "metadata.annotations"},
+	Doc: checker.Doc{
+		Title: "a suppression is malformed, has no reason, names an unknown rule, has expired or matches nothing",
+		Why: `Findings can be suppressed where they occur, with a reason:
+
+- ` + "`# kube-proxy-lint:ignore KP102 -- reason`" + ` as a trailing comment on the finding's line, or
+  on a line of its own above it (also inside a ConfigMap block scalar, in shell scripts and
+  systemd units: any ` + "`#`" + ` comment works);
+- ` + "`# kube-proxy-lint:ignore-file KP401 -- reason`" + ` anywhere in a file, for the whole file;
+- the annotation ` + "`kube-proxy-lint.io/ignore: \"KP301: reason\"`" + ` (one entry per line) for a whole
+  object;
+- ` + "`until=YYYY-MM-DD`" + ` among the rules makes a suppression expire after that day.
+
+Rules are named by ID or name, separated by commas or spaces. A suppression that cannot be
+read, has no reason, names a rule that does not exist, or has expired suppresses nothing, and
+this rule says why. A suppression of a rule that ran but found nothing there is reported too:
+the problem was fixed, or the comment is on the wrong line, and a stale suppression would hide
+the next real finding at that place. Suppressions are ignored altogether with
+` + "`--no-inline-suppressions`" + `.`,
+		Remediation: `Write the suppression as ` + "`# kube-proxy-lint:ignore RULE[,RULE] [until=YYYY-MM-DD] -- reason`" + `
+(for annotations ` + "`RULE[,RULE] [until=YYYY-MM-DD]: reason`" + `), use an existing rule ID or name
+(` + "`kube-proxy-lint rules`" + ` lists them), fix the finding or move the date of an expired one, and
+delete suppressions that match nothing.`,
+		Before: "# kube-proxy-lint:ignore KP102\nmode: ipvs\n",
+		After:  "# kube-proxy-lint:ignore KP102 until=2026-12-31 -- moves to nftables with the 1.40 upgrade\nmode: ipvs\n",
+		Since:  "0.1.0",
+	},
+	Run: runKP900,
+}
+
+// builtin is the registry KP900 checks rule names against when the engine provides none
+// (fixture tests). It is set in init: a reference from KP900's Run to All in a variable
+// initializer would be an initialization cycle.
+var builtin func() []*checker.Rule
+
+func init() { builtin = All }
+
+// now is the clock of expiry checks; tests keep it.
+var now = time.Now
+
+func runKP900(p *checker.Pass) error {
+	registry := p.Registry
+	if registry == nil {
+		registry = builtin()
+	}
+	known := map[string]bool{}
+	for _, r := range registry {
+		known[strings.ToLower(r.ID)] = true
+		known[strings.ToLower(r.Name)] = true
+	}
+	today := now()
+	for _, d := range checker.ScanDirectives(p.Workspace) {
+		report := func(msg string) {
+			p.Report(checker.Finding{Message: msg, Pos: d.Pos, End: d.End})
+		}
+		if d.Problem != "" {
+			report(d.Problem)
+			continue
+		}
+		for _, r := range d.Rules {
+			if !known[strings.ToLower(r)] {
+				report(fmt.Sprintf("suppression names unknown rule %q", r))
+			}
+		}
+		if d.Expired(today) {
+			report(fmt.Sprintf("suppression expired after %s: fix the finding or move the until date", d.Until))
+		}
+	}
+	return nil
+}

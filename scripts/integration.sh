@@ -1,0 +1,352 @@
+#!/usr/bin/env bash
+# Integration tests of kube-proxy-lint with the real tools of its three homes:
+#
+#   pre-commit   .pre-commit-hooks.yaml, in a temporary consumer repository: the golang hook
+#                (built by pre-commit from a temporary commit of this tree) and the system hook;
+#                a bad commit is blocked, the fixed commit accepted, old findings in files that
+#                are not staged do not block.
+#   reviewdog    -f=rdjson -reporter=local -diff="git diff": only the added line's finding.
+#   actionlint   action.yml and docs/examples/workflow.yml (the workflow uses the action
+#                locally, so actionlint checks its inputs against action.yml); shellcheck on the
+#                composite action's scripts.
+#   SARIF        Microsoft's SARIF Multitool validates the example repository's SARIF with the
+#                SARIF and GitHub rule kinds; any error fails (the tool itself exits 0).
+#
+# Tools are installed on first use and cached in $KPL_TOOLS_CACHE (default
+# ~/.cache/kube-proxy-lint-ci). A tool that cannot be installed is a failure. Only when
+# KPL_INTEGRATION_ALLOW_SKIP=1 and CI is unset (a laptop without network) is such a check
+# skipped, with a SKIP line in the log and in the summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+
+CACHE=${KPL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kube-proxy-lint-ci}
+BIN=$CACHE/bin
+mkdir -p "$BIN"
+export PATH="$BIN:$PATH"
+ALLOW_SKIP=0
+if [ "${KPL_INTEGRATION_ALLOW_SKIP:-0}" = 1 ] && [ -z "${CI:-}" ]; then
+  ALLOW_SKIP=1
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kpl-integration.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# Git in the temporary repositories must not depend on the user's configuration.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=kpl-ci GIT_AUTHOR_EMAIL=ci@example.invalid
+export GIT_COMMITTER_NAME=kpl-ci GIT_COMMITTER_EMAIL=ci@example.invalid
+
+passed=0
+failed=0
+skipped=0
+log() { printf '==> %s\n' "$*"; }
+ok() {
+  printf 'PASS: %s\n' "$*"
+  passed=$((passed + 1))
+}
+bad() {
+  printf 'FAIL: %s\n' "$*" >&2
+  failed=$((failed + 1))
+}
+# unavailable NAME: a tool could not be installed: a failure, or a logged skip when allowed.
+unavailable() {
+  if [ "$ALLOW_SKIP" = 1 ]; then
+    printf 'SKIP: %s: the tool could not be installed (KPL_INTEGRATION_ALLOW_SKIP=1)\n' "$1"
+    skipped=$((skipped + 1))
+  else
+    bad "$1: the tool could not be installed"
+  fi
+}
+
+apt_install() {
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get install -y -qq "$@" >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq >/dev/null 2>&1 && $sudo apt-get install -y -qq "$@" >/dev/null 2>&1; }
+}
+
+# Go tools are installed outside this module: its GOFLAGS (-mod=readonly) do not apply.
+go_install() { GOFLAGS='' GOBIN="$BIN" go install "$@"; }
+
+install_pre_commit() { command -v pre-commit >/dev/null || apt_install pre-commit; }
+install_shellcheck() { command -v shellcheck >/dev/null || apt_install shellcheck; }
+install_reviewdog() {
+  [ -x "$BIN/reviewdog" ] && [ -f "$BIN/.reviewdog-v0.20.3" ] && return 0
+  # golang.org/x/build, a dependency, is not in the checksum database at that version.
+  GONOSUMDB=golang.org/x/build go_install github.com/reviewdog/reviewdog/cmd/reviewdog@v0.20.3 &&
+    touch "$BIN/.reviewdog-v0.20.3"
+}
+install_actionlint() {
+  [ -x "$BIN/actionlint" ] && "$BIN/actionlint" -version | grep -qx 'v1.7.12' && return 0
+  go_install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+}
+MULTITOOL=$CACHE/npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+install_multitool() {
+  if [ ! -f "$MULTITOOL" ]; then
+    mkdir -p "$CACHE/npm"
+    npm install --prefix "$CACHE/npm" --no-audit --no-fund --loglevel=error @microsoft/sarif-multitool@5.7.0 >/dev/null || return 1
+  fi
+  # npm may not run the package's postinstall (chmod u+x); do it here.
+  chmod u+x "$MULTITOOL"
+}
+
+log "build kube-proxy-lint"
+mkdir -p "$WORK/bin"
+go build -ldflags "-X main.version=0.0.0-integration" -o "$WORK/bin/kube-proxy-lint" ./cmd/kube-proxy-lint
+export PATH="$WORK/bin:$PATH"
+
+# ---------------------------------------------------------------------------------------------
+# SARIF Multitool
+log "SARIF Multitool validate (rule kinds Sarif;Gh)"
+if install_multitool; then
+  sarif=$WORK/example.sarif
+  rc=0
+  kube-proxy-lint --quiet --format sarif="$sarif" fixtures/repos/kubeadm-ipvs >/dev/null || rc=$?
+  if [ "$rc" != 1 ]; then
+    bad "SARIF of the example repository: kube-proxy-lint exited $rc, want 1"
+  else
+    # count_errors LOG: the number of error results and error notifications in a validation log.
+    count_errors() {
+      node -e '
+        const log = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        let n = 0;
+        for (const run of log.runs || []) {
+          for (const r of run.results || []) {
+            if (r.level === "error") { n++; console.error("  " + r.ruleId + ": " + JSON.stringify(r.message)); }
+          }
+          for (const inv of run.invocations || []) {
+            for (const x of [...(inv.toolExecutionNotifications || []), ...(inv.toolConfigurationNotifications || [])]) {
+              if (x.level === "error") { n++; console.error("  notification: " + JSON.stringify(x.message)); }
+            }
+          }
+        }
+        console.log(n);' "$1"
+    }
+    validate() { rm -f "$2" && "$MULTITOOL" validate --rule-kind "Sarif;Gh" --output "$2" "$1" >"$2.out" 2>&1; }
+    if ! validate "$sarif" "$WORK/validation.sarif" || [ ! -s "$WORK/validation.sarif" ]; then
+      cat "$WORK/validation.sarif.out"
+      bad "SARIF Multitool did not write a validation log"
+    else
+      grep -E ': (error|warning) ' "$WORK/validation.sarif.out" || true
+      errors=$(count_errors "$WORK/validation.sarif")
+      if [ "$errors" = 0 ]; then
+        ok "SARIF Multitool: no error on the example repository's SARIF"
+      else
+        bad "SARIF Multitool: $errors errors"
+      fi
+      # The check must be able to fail: a result without locations breaks GitHub's rules.
+      node -e '
+        const fs = require("fs");
+        const log = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+        delete log.runs[0].results[0].locations;
+        fs.writeFileSync(process.argv[2], JSON.stringify(log));' "$sarif" "$WORK/broken.sarif"
+      validate "$WORK/broken.sarif" "$WORK/broken-validation.sarif" || true
+      if [ "$(count_errors "$WORK/broken-validation.sarif" 2>/dev/null)" -gt 0 ]; then
+        ok "SARIF Multitool: a result without locations is reported as an error (the check works)"
+      else
+        bad "SARIF Multitool: a broken log was not reported"
+      fi
+    fi
+  fi
+else
+  unavailable "SARIF Multitool"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# actionlint and shellcheck
+log "actionlint on action.yml and docs/examples/workflow.yml"
+if install_actionlint; then
+  al=$WORK/actionlint
+  mkdir -p "$al/.github/workflows"
+  cp action.yml "$al/action.yml"
+  # The example uses the published action; here it uses the local copy, so that actionlint
+  # checks the inputs against action.yml.
+  sed 's#kube-proxy-lint/kube-proxy-lint@main#./#' docs/examples/workflow.yml >"$al/.github/workflows/example.yml"
+  git -C "$al" init -q
+  if (cd "$al" && actionlint -no-color); then
+    ok "actionlint: example workflow and action.yml"
+  else
+    bad "actionlint: example workflow and action.yml"
+  fi
+  # And it must notice a wrong input.
+  sed -i 's/^\( *\)fail-on: error$/&\n\1not-an-input: x/' "$al/.github/workflows/example.yml"
+  grep -q 'not-an-input' "$al/.github/workflows/example.yml" || bad "could not add a wrong input to the example"
+  if (cd "$al" && actionlint -no-color >/dev/null 2>&1); then
+    bad "actionlint accepted an input that action.yml does not define"
+  else
+    ok "actionlint rejects an input that action.yml does not define (it reads action.yml)"
+  fi
+else
+  unavailable "actionlint"
+fi
+log "shellcheck on the composite action's scripts"
+if install_shellcheck && install_pre_commit; then
+  # PyYAML comes with Debian's pre-commit.
+  if /usr/bin/python3 - "$WORK/steps" <<'EOF'
+import os, sys, yaml
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+with open("action.yml") as f:
+    action = yaml.safe_load(f)
+for i, step in enumerate(action["runs"]["steps"]):
+    if "run" in step:
+        with open(os.path.join(out, "step%02d.sh" % i), "w") as s:
+            s.write("#!/usr/bin/env bash\n" + step["run"])
+EOF
+  then
+    if shellcheck -s bash "$WORK"/steps/*.sh; then
+      ok "shellcheck: action.yml run scripts"
+    else
+      bad "shellcheck: action.yml run scripts"
+    fi
+  else
+    bad "extract the run scripts of action.yml"
+  fi
+else
+  unavailable "shellcheck"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# reviewdog
+log "reviewdog -f=rdjson -reporter=local -filter-mode=added"
+if install_reviewdog; then
+  rd=$WORK/reviewdog
+  mkdir -p "$rd"
+  git -C "$rd" init -q -b main
+  cat >"$rd/kube-proxy.yaml" <<'EOF'
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: ipvs
+EOF
+  git -C "$rd" add -A && git -C "$rd" commit -q -m base
+  # The old finding (mode ipvs) stays; the added line brings a new one.
+  cat >>"$rd/kube-proxy.yaml" <<'EOF'
+featureGates:
+  NoSuchGate: true
+EOF
+  # Unfiltered, both findings are there: the old one (line 3) and the new one (line 5).
+  total=$(cd "$rd" && kube-proxy-lint --quiet --fail-on none --format rdjsonl . | wc -l)
+  if [ "$total" -lt 2 ]; then
+    bad "reviewdog fixture: want at least two findings before filtering, got $total"
+  fi
+  out=$(cd "$rd" && kube-proxy-lint --quiet --fail-on none --format rdjson . |
+    reviewdog -f=rdjson -name=kube-proxy-lint -reporter=local -filter-mode=added -diff="git diff HEAD" 2>&1) || true
+  printf '%s\n' "$out" | sed 's/^/    /'
+  # reporter=local prints each diagnostic in protobuf text form: "… path:\"x\" range:{start:{line:5 …".
+  if [ "$(printf '%s\n' "$out" | grep -c 'code:{value:"KP')" = 1 ] &&
+    printf '%s\n' "$out" | grep -q 'path:"kube-proxy.yaml" range:{start:{line:5 ' &&
+    printf '%s\n' "$out" | grep -q 'value:"KP105"'; then
+    ok "reviewdog reports the added line's finding only"
+  else
+    bad "reviewdog: want one diagnostic, KP105 at kube-proxy.yaml:5 (the added line)"
+  fi
+  # The same with --new-from-rev, without reviewdog.
+  out=$(cd "$rd" && kube-proxy-lint --quiet --fail-on none --new-from-rev HEAD .)
+  if printf '%s\n' "$out" | grep -q '^kube-proxy.yaml:5:' && ! printf '%s\n' "$out" | grep -q '^kube-proxy.yaml:3:'; then
+    ok "--new-from-rev HEAD agrees with reviewdog"
+  else
+    printf '%s\n' "$out"
+    bad "--new-from-rev HEAD: want the finding at line 5 only"
+  fi
+else
+  unavailable "reviewdog"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# pre-commit
+log "pre-commit with .pre-commit-hooks.yaml"
+if install_pre_commit; then
+  # pre-commit clones hook repositories at a commit, so the current tree, with its uncommitted
+  # changes, is committed to a temporary copy.
+  hooks=$WORK/hook-repo
+  mkdir -p "$hooks"
+  git ls-files -z --cached --others --exclude-standard |
+    tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -C "$hooks" -xf -
+  git -C "$hooks" init -q -b main
+  git -C "$hooks" add -A
+  git -C "$hooks" commit -q -m snapshot
+  hook_rev=$(git -C "$hooks" rev-parse HEAD)
+  export PRE_COMMIT_HOME=$WORK/pre-commit-home
+  # pre-commit's golang language sets GOPATH to its environment; keep the module cache shared.
+  GOMODCACHE=$(go env GOMODCACHE)
+  export GOMODCACHE
+
+  # precommit_case HOOK_ID: a consumer repository with an old finding committed before the
+  # hook; a clean file commits, a bad file is blocked, the fix commits.
+  precommit_case() {
+    local id=$1 c=$WORK/consumer-$1 out rc
+    mkdir -p "$c/legacy" "$c/apps" "$c/kube-system"
+    git -C "$c" init -q -b main
+    cat >"$c/.pre-commit-config.yaml" <<EOF
+repos:
+  - repo: file://$hooks
+    rev: $hook_rev
+    hooks:
+      - id: $id
+        args: [--target-version, "1.40"]
+EOF
+    cat >"$c/legacy/old.yaml" <<'EOF'
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: ipvs
+EOF
+    git -C "$c" add -A
+    git -C "$c" commit -q --no-verify -m "before the hook"
+    (cd "$c" && pre-commit install >/dev/null)
+
+    cat >"$c/apps/web.yaml" <<'EOF'
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+    - port: 80
+EOF
+    git -C "$c" add apps/web.yaml
+    rc=0
+    out=$(cd "$c" && git commit -q -m "clean file" 2>&1) || rc=$?
+    if [ "$rc" = 0 ]; then
+      ok "pre-commit $id: a clean commit passes despite old findings elsewhere"
+    else
+      printf '%s\n' "$out"
+      bad "pre-commit $id: a clean commit was blocked (exit $rc)"
+    fi
+
+    cat >"$c/kube-system/kube-proxy.yaml" <<'EOF'
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: ipvs
+EOF
+    git -C "$c" add kube-system/kube-proxy.yaml
+    rc=0
+    out=$(cd "$c" && git commit -q -m "bad file" 2>&1) || rc=$?
+    printf '%s\n' "$out" | sed 's/^/    /' | tail -15
+    if [ "$rc" != 0 ] && printf '%s\n' "$out" | grep -q 'kube-system/kube-proxy.yaml:3:7: error' &&
+      ! printf '%s\n' "$out" | grep -q 'legacy/old.yaml'; then
+      ok "pre-commit $id: the bad commit is blocked, with the staged file's finding only"
+    else
+      bad "pre-commit $id: want the commit blocked with a KP102 error in kube-system/kube-proxy.yaml (exit $rc)"
+    fi
+
+    sed -i 's/mode: ipvs/mode: nftables/' "$c/kube-system/kube-proxy.yaml"
+    git -C "$c" add kube-system/kube-proxy.yaml
+    rc=0
+    out=$(cd "$c" && git commit -q -m "fixed file" 2>&1) || rc=$?
+    if [ "$rc" = 0 ] && [ "$(git -C "$c" log -1 --format=%s)" = "fixed file" ]; then
+      ok "pre-commit $id: the fixed commit is accepted"
+    else
+      printf '%s\n' "$out"
+      bad "pre-commit $id: the fixed commit was blocked (exit $rc)"
+    fi
+  }
+  precommit_case kube-proxy-lint        # language: golang, built by pre-commit
+  precommit_case kube-proxy-lint-system # language: system, the binary on PATH
+else
+  unavailable "pre-commit"
+fi
+
+echo
+echo "integration: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
