@@ -18,7 +18,7 @@ func (ws *Workspace) ScopeOf(file string) string {
 	}
 	best := ""
 	for _, s := range ws.Scopes {
-		if (s == dir || strings.HasPrefix(dir, s+"/")) && len(s) > len(best) {
+		if len(s) > len(best) && isDirPrefix(s, dir) {
 			best = s
 		}
 	}
@@ -30,5 +30,10 @@ func (ws *Workspace) ScopeOf(file string) string {
 // scope also sees the files of its ancestor scopes.
 func (ws *Workspace) SameScope(a, b string) bool {
 	sa, sb := ws.ScopeOf(a), ws.ScopeOf(b)
-	return sa == sb || sa == "" || sb == "" || strings.HasPrefix(sa, sb+"/") || strings.HasPrefix(sb, sa+"/")
+	return sa == "" || sb == "" || isDirPrefix(sa, sb) || isDirPrefix(sb, sa)
+}
+
+// isDirPrefix reports whether directory dir is prefix or below it, without allocating.
+func isDirPrefix(prefix, dir string) bool {
+	return strings.HasPrefix(dir, prefix) && (len(dir) == len(prefix) || dir[len(prefix)] == '/')
 }
