@@ -13,11 +13,11 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/resolver"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/open-policy-agent/opa/v1/resolver"
 )
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -14,7 +14,7 @@
 #   id: KP204
 #   name: ipvs-scheduler
 #   severity: info
-#   since: v0.2.0
+#   since: 0.1.0
 #   kinds: [KubeProxyConfiguration, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
 #   remediation: |
 #     Decide what the scheduler was for. For stickiness set `sessionAffinity: ClientIP` on the

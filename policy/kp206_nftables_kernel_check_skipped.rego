@@ -10,7 +10,7 @@
 #   id: KP206
 #   name: nftables-kernel-check-skipped
 #   severity: warning
-#   since: v0.2.0
+#   since: 0.1.0
 #   kinds: [DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
 #   remediation: |
 #     Remove the variable and upgrade the nodes to a kernel of 5.13 or newer (RHEL 9, Debian 12,

@@ -15,7 +15,8 @@
 #   name: kube-proxy-replaced
 #   severity: warning
 #   severity_text: warning; info when nothing in the scope runs kube-proxy
-#   since: v0.2.0
+#   since: 0.1.0
+#   kinds: ["", DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob, KubeProxyConfiguration, ConfigMap, Installation, ClusterConfiguration, InitConfiguration, HelmRelease, Application]
 #   remediation: |
 #     Decide which data plane serves Services. If Cilium or Calico replaces kube-proxy, delete
 #     the kube-proxy DaemonSet and its ConfigMap (kubeadm: `proxy.disabled: true` or

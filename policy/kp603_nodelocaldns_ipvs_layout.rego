@@ -15,7 +15,7 @@
 #   name: nodelocaldns-ipvs-layout
 #   severity: info
 #   default: off
-#   since: v0.2.0
+#   since: 0.1.0
 #   kinds: [DaemonSet, KubeletConfiguration]
 #   remediation: |
 #     Keep NodeLocal DNSCache and kubelet `clusterDNS` as they are through the migration. Later,

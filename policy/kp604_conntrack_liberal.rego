@@ -14,7 +14,7 @@
 #   name: conntrack-liberal
 #   severity: info
 #   default: off
-#   since: v0.2.0
+#   since: 0.1.0
 #   kinds: [KubeProxyConfiguration, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
 #   remediation: |
 #     If nodes run kernels older than 6.1 and carry long-lived connections through Services,

@@ -112,8 +112,9 @@ func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
 	case nil:
 	case []any:
 		for _, e := range k {
+			// "" stands for documents without a kind, such as Helm values files.
 			s, ok := e.(string)
-			if !ok || s == "" {
+			if !ok {
 				errs = append(errs, fmt.Errorf("%s: METADATA custom.kinds must list kind names, got %v", loc, e))
 				continue
 			}

@@ -19,10 +19,11 @@ var ciliumValuePaths = []checker.Path{
 
 // replacements finds the signs that kube-proxy is replaced (RULES.md §1, "kube-proxy
 // replaced"). Installer forms (kind, kops, k3s, Talos, ...) come with the installers.
-func replacements(ws *checker.Workspace) []Replacement {
+func (c *viewCtx) replacements() []Replacement {
+	ws := c.ws
 	out := []Replacement{}
 	add := func(d *checker.Document, by, msg string, p checker.Path) {
-		r := Replacement{By: by, Message: msg, Doc: docRef(ws, d), Path: p}
+		r := Replacement{By: by, Message: msg, Doc: c.docRef(d), Path: p}
 		pos, end, ok := d.KeyPos(p)
 		if !ok {
 			pos, end = d.AbsentPos(p)

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"runtime"
 	"strconv"
 	"sync"
@@ -197,7 +198,7 @@ type wsState struct {
 	err      error
 	inputs   sync.Map // *checker.Document -> ast.Value
 	instVals sync.Map // document ID -> *ast.Array of its instances
-	ids      map[*checker.Document]string
+	refs     map[*checker.Document]DocRef
 	files    map[string]*checker.File
 	// byDoc lists the instances naming each document as workload or config.
 	byDoc map[string][]InstanceView
@@ -222,17 +223,18 @@ func stateFor(ws *checker.Workspace) *wsState {
 }
 
 func (st *wsState) build(ws *checker.Workspace) {
-	st.ids = map[*checker.Document]string{}
 	st.files = map[string]*checker.File{}
 	for _, f := range ws.Files {
 		if f.Parent == nil {
 			st.files[f.Path] = f
 		}
 	}
+	c := newViewCtx(ws)
+	st.refs = make(map[*checker.Document]DocRef, len(ws.Docs))
 	for _, d := range ws.Docs {
-		st.ids[d] = docID(d)
+		st.refs[d] = c.docRef(d)
 	}
-	v := BuildView(ws)
+	v := c.view()
 	st.viewGo = v
 	st.byDoc = map[string][]InstanceView{}
 	for _, in := range v.Instances {
@@ -266,14 +268,20 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 		return nil, err
 	}
 	obj, ins := in.Object, in.Instances
-	in.Object, in.Instances = nil, nil
-	b, err := json.Marshal(in)
-	if err != nil {
-		return nil, fmt.Errorf("build policy input: %w", err)
-	}
-	head, err := ast.ValueFromReader(bytesReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("build policy input: %w", err)
+	str := ast.StringTerm
+	o := ast.NewObject(
+		ast.Item(str("id"), str(in.ID)),
+		ast.Item(str("file"), str(in.File)),
+		ast.Item(str("document"), ast.IntNumberTerm(in.Document)),
+		ast.Item(str("apiVersion"), str(in.APIVersion)),
+		ast.Item(str("kind"), str(in.Kind)),
+		ast.Item(str("namespace"), str(in.Namespace)),
+		ast.Item(str("name"), str(in.Name)),
+		ast.Item(str("scope"), str(in.Scope)),
+		ast.Item(str("templated"), ast.BooleanTerm(in.Templated)),
+	)
+	if in.Embedded != nil {
+		o.Insert(str("embedded"), ast.NewTerm(pathValue(in.Embedded)))
 	}
 	objV, err := ast.InterfaceToValue(obj)
 	if err != nil {
@@ -286,7 +294,6 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 			return nil, err
 		}
 	}
-	o := head.(ast.Object)
 	o.Insert(ast.InternedTerm("object"), ast.NewTerm(objV))
 	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(insV))
 	st.inputs.Store(d, o)
@@ -334,7 +341,10 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", docID(d), err)
 	}
-	r := docRef(ws, d)
+	r, ok := st.refs[d]
+	if !ok {
+		r = newViewCtx(ws).docRef(d)
+	}
 	ins := st.byDoc[r.ID]
 	if ins == nil {
 		ins = []InstanceView{}
@@ -346,12 +356,33 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 	}, nil
 }
 
-func docRef(ws *checker.Workspace, d *checker.Document) DocRef {
+// viewCtx builds the view of one workspace; it caches scopes by directory, since ScopeOf
+// scans every scope and large repositories have thousands of documents.
+type viewCtx struct {
+	ws     *checker.Workspace
+	scopes map[string]string
+}
+
+func newViewCtx(ws *checker.Workspace) *viewCtx {
+	return &viewCtx{ws: ws, scopes: map[string]string{}}
+}
+
+func (c *viewCtx) scope(file string) string {
+	dir := path.Dir(file)
+	if s, ok := c.scopes[dir]; ok {
+		return s
+	}
+	s := c.ws.ScopeOf(file)
+	c.scopes[dir] = s
+	return s
+}
+
+func (c *viewCtx) docRef(d *checker.Document) DocRef {
 	o := d.Outer()
 	r := DocRef{
 		ID: docID(d), File: o.File.Path, Document: o.Index,
 		APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name,
-		Scope: ws.ScopeOf(o.File.Path),
+		Scope: c.scope(o.File.Path),
 	}
 	if d.Parent != nil {
 		r.Embedded = append(checker.Path(nil), d.ParentPath...)
@@ -362,11 +393,11 @@ func docRef(ws *checker.Workspace, d *checker.Document) DocRef {
 	return r
 }
 
-func docRefPtr(ws *checker.Workspace, d *checker.Document) *DocRef {
+func (c *viewCtx) docRefPtr(d *checker.Document) *DocRef {
 	if d == nil {
 		return nil
 	}
-	r := docRef(ws, d)
+	r := c.docRef(d)
 	return &r
 }
 
@@ -397,7 +428,10 @@ var instanceKinds = map[checker.InstanceKind]string{
 }
 
 // BuildView builds data.kube_proxy_lint for ws.
-func BuildView(ws *checker.Workspace) *View {
+func BuildView(ws *checker.Workspace) *View { return newViewCtx(ws).view() }
+
+func (c *viewCtx) view() *View {
+	ws := c.ws
 	t := ws.Target
 	v := &View{
 		SchemaVersion: SchemaVersion,
@@ -411,24 +445,24 @@ func BuildView(ws *checker.Workspace) *View {
 		v.Target.Location = loc(*t.Pos, *t.Pos)
 	}
 	for _, d := range ws.Docs {
-		v.Documents = append(v.Documents, docRef(ws, d))
+		v.Documents = append(v.Documents, c.docRef(d))
 	}
 	for _, in := range ws.Instances {
 		iv := InstanceView{
 			Label: in.Label, Kind: instanceKinds[in.Kind], Windows: in.Windows,
-			Workload: docRefPtr(ws, in.Workload), Container: in.Container,
-			ConfigFlag: in.HasConfigFlag(), Config: docRefPtr(ws, in.Config),
+			Workload: c.docRefPtr(in.Workload), Container: in.Container,
+			ConfigFlag: in.HasConfigFlag(), Config: c.docRefPtr(in.Config),
 			ConfigUnresolved: in.ConfigUnresolved,
 			Mode:             setting(in.Mode(t.Version)),
 			ConfigVia:        []RelatedView{}, Flags: []FlagView{}, FeatureGates: []GateView{},
 		}
 		switch {
 		case in.Workload != nil:
-			iv.Scope = ws.ScopeOf(in.Workload.File.Outer().Path)
+			iv.Scope = c.scope(in.Workload.File.Outer().Path)
 		case in.Source != nil:
-			iv.Scope = ws.ScopeOf(in.Source.Path)
+			iv.Scope = c.scope(in.Source.Path)
 		case in.Config != nil:
-			iv.Scope = ws.ScopeOf(in.Config.File.Outer().Path)
+			iv.Scope = c.scope(in.Config.File.Outer().Path)
 		}
 		for _, r := range in.ConfigVia {
 			iv.ConfigVia = append(iv.ConfigVia, RelatedView{Message: r.Message, Location: loc(r.Pos, r.End)})
@@ -458,15 +492,15 @@ func BuildView(ws *checker.Workspace) *View {
 	}
 	for _, d := range ws.Docs {
 		if d.Kind == "Service" && d.Parent == nil {
-			v.Services = append(v.Services, serviceView(ws, d))
+			v.Services = append(v.Services, c.serviceView(d))
 		}
 	}
-	v.Replacements = replacements(ws)
+	v.Replacements = c.replacements()
 	return v
 }
 
-func serviceView(ws *checker.Workspace, d *checker.Document) ServiceView {
-	sv := ServiceView{Doc: docRef(ws, d), Type: d.Str(checker.P("spec", "type")), NodePorts: []NodePortPort{}}
+func (c *viewCtx) serviceView(d *checker.Document) ServiceView {
+	sv := ServiceView{Doc: c.docRef(d), Type: d.Str(checker.P("spec", "type")), NodePorts: []NodePortPort{}}
 	if sv.Type == "" {
 		sv.Type = "ClusterIP"
 	}
@@ -497,4 +531,17 @@ func serviceView(ws *checker.Workspace, d *checker.Document) ServiceView {
 		sv.NodePorts = append(sv.NodePorts, pp)
 	}
 	return sv
+}
+
+// pathValue is a Path as Rego sees it: keys as strings, indices as numbers.
+func pathValue(p checker.Path) *ast.Array {
+	terms := make([]*ast.Term, len(p))
+	for i, e := range p {
+		if n, err := strconv.Atoi(e); err == nil {
+			terms[i] = ast.IntNumberTerm(n)
+		} else {
+			terms[i] = ast.StringTerm(e)
+		}
+	}
+	return ast.NewArray(terms...)
 }

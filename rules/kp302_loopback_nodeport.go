@@ -122,7 +122,7 @@ func runKP302(p *checker.Pass) error {
 				related = append(related, checker.Related{Pos: rng.Pos, End: rng.End, Message: "NodePort range " + rng.String() + " is set here"})
 			}
 		}
-		related = append(u.related, related...)
+		related = append(append([]checker.Related(nil), u.related...), related...)
 		p.Report(checker.Finding{Severity: sev, Message: msg, Pos: u.pos, End: u.end, Object: u.obj, Path: u.path, Related: related})
 	}
 	return nil
@@ -239,7 +239,7 @@ func kp302PodUses(ws *checker.Workspace) []kp302Use {
 					if r.To >= len(n.Value) || n.Value[r.To] != '/' || r.From != 0 {
 						continue
 					}
-					what = "image " + n.Value + " (pulled by the node from " + what + ")"
+					what += " (the registry of image " + n.Value + ", pulled by the node)"
 				}
 				pos, end := d.SubPos(n, r.From, r.To)
 				u := kp302Use{file: file, pos: pos, end: end, obj: d.Ref(), path: path, what: what, port: r.Port, ipv6: r.IPv6}

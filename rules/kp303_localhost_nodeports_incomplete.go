@@ -54,7 +54,7 @@ func runKP303(p *checker.Pass) error {
 			if !ok {
 				continue
 			}
-			msg := gateNFTablesLocalhostNodePorts + " is true but nodePortAddresses has no loopback entry (localhost, 127.0.0.1/32 or ::1/128), so kube-proxy in nftables mode still does not serve NodePorts on localhost"
+			msg := "feature gate " + gateNFTablesLocalhostNodePorts + " is true but nodePortAddresses has no loopback entry (localhost, 127.0.0.1/32 or ::1/128), so kube-proxy in nftables mode still does not serve NodePorts on localhost"
 			if kp303CoversAll(addrs) {
 				msg += `; "all" and 0.0.0.0/0 do not count`
 			}

@@ -195,3 +195,29 @@ func TestLoopbackEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestScannersTruncated runs the PromQL and loopback scanners on every prefix and suffix of
+// tricky inputs: unterminated strings, braces, brackets and placeholders must not panic, and
+// every span must lie inside the input.
+func TestScannersTruncated(t *testing.T) {
+	inputs := []string{
+		`sum by (a) (rate(x{__name__="m",b=~"c\"d"}[5m:1m] offset 1h)) or absent({"q.m"}) # c` + "\n" + `{{ .V }} ${v:raw} $v [[v]] {% x %}`,
+		`--a=http://127.0.0.1:30080/x [::1]:31000 localhost:32000:1 127.0.0.1:30000-1 --bind=localhost:30001 [0:0:0:0:0:0:0:1]:30002`,
+	}
+	for _, in := range inputs {
+		for i := 0; i <= len(in); i++ {
+			for _, s := range []string{in[:i], in[i:]} {
+				for _, r := range promMetricRefs(s) {
+					if r.From < 0 || r.To > len(s) || r.From > r.To {
+						t.Fatalf("promMetricRefs(%q): bad span %d-%d", s, r.From, r.To)
+					}
+				}
+				for _, r := range findLoopbackRefs(s) {
+					if r.From < 0 || r.To > len(s) || r.From > r.To {
+						t.Fatalf("findLoopbackRefs(%q): bad span %d-%d", s, r.From, r.To)
+					}
+				}
+			}
+		}
+	}
+}

@@ -12,7 +12,7 @@ var KP501 = &checker.Rule{
 	ID:       "KP501",
 	Name:     "mode-specific-metric",
 	Severity: checker.SeverityWarning,
-	Kinds:    []string{"PrometheusRule", "Prometheus rule file", "Grafana dashboard", "ConfigMap"},
+	Kinds:    []string{"PrometheusRule", "Prometheus rule file", "Grafana dashboard", "ConfigMap", "GrafanaDashboard"},
 	Doc: checker.Doc{
 		Title: "a query uses a kube-proxy metric that the proxy mode does not export",
 		Why: `Some kube-proxy metrics exist only in some proxy modes (prefix ` + "`kubeproxy_`" + `):
@@ -28,7 +28,8 @@ var KP501 = &checker.Rule{
 After a mode change (to nftables, including the new default in 1.40), an alert on a metric the
 new mode does not export never fires, a recording rule records nothing and a dashboard panel goes
 blank, without any error. The rule reads Prometheus rule files (` + "`groups:`" + `), ` + "`PrometheusRule`" + `
-objects, Grafana dashboards (panel ` + "`targets[].expr`" + ` and templating queries) also inside ConfigMaps,
+objects, Grafana dashboards (panel ` + "`targets[].expr`" + ` and templating queries) also inside ConfigMaps
+and grafana-operator ` + "`GrafanaDashboard`" + ` objects,
 and compares each metric with the effective mode at the target of the kube-proxies in the same
 cluster scope. Relabel rules that drop a metric are not uses.`,
 		Remediation: `Use the metric of the mode kube-proxy runs in: the fix offers the equivalent where one
@@ -81,22 +82,33 @@ func runKP501(p *checker.Pass) error {
 			continue
 		}
 		for _, q := range queries {
-			for _, ref := range promMetricRefs(q.node.Value) {
+			refs := promMetricRefs(q.node.Value)
+			for _, ref := range refs {
 				if ref.InAbsent {
 					// absent(x) of a missing metric fires: the guard KP502 asks for.
 					continue
 				}
-				kp501Ref(p, q, ref, scoped)
+				kp501Ref(p, q, ref, refs, scoped)
 			}
 		}
 	}
 	return nil
 }
 
-func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, scoped []proxyInstance) {
+func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, all []promRef, scoped []proxyInstance) {
 	m, sfx, ok := lookupProxyMetric(ref.Name)
 	if !ok {
 		return
+	}
+	for _, in := range scoped {
+		// "old or new" during a migration: the query already has the mode's equivalent.
+		if eq, ok := m.equivalent[in.mode.Value]; ok {
+			for _, o := range all {
+				if o.Name == kubeProxyMetricPrefix+eq+sfx {
+					return
+				}
+			}
+		}
 	}
 	var missing []proxyInstance
 	exported := false

@@ -128,6 +128,9 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	if d.Kind == "ConfigMap" {
 		probs = append(probs, decodeEmbedded(d)...)
 	}
+	if d.Kind == "GrafanaDashboard" {
+		probs = append(probs, decodeGrafanaDashboard(d)...)
+	}
 	return probs
 }
 

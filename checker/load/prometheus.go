@@ -3,6 +3,10 @@ package load
 import (
 	"regexp"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
 // Monitoring content embedded in ConfigMaps: Prometheus rule files (kube-prometheus and
@@ -26,4 +30,29 @@ func embedsMonitoring(key, value string) bool {
 		return ruleGroupsRe.MatchString(value)
 	}
 	return false
+}
+
+// decodeGrafanaDashboard decodes the dashboard JSON of a grafana-operator GrafanaDashboard
+// (spec.json) as an embedded document, like a dashboard in a ConfigMap.
+func decodeGrafanaDashboard(d *checker.Document) []checker.LoadProblem {
+	path := checker.Path{"spec", "json"}
+	_, v := d.Lookup(path)
+	if v == nil || v.Kind != yaml.ScalarNode || !embedsMonitoring("dashboard.json", v.Value) {
+		return nil
+	}
+	inner := &checker.File{
+		Path:          d.File.Path,
+		Content:       []byte(v.Value),
+		Parent:        d.File,
+		ParentOffsets: checker.ScalarOffsets(d.File, v),
+	}
+	inner.Lines = checker.NewLineIndex(inner.Content)
+	probs := parseFile(inner)
+	for _, e := range inner.Docs {
+		e.Parent = d
+		e.ParentPath = path
+		probs = append(probs, decodeDoc(e)...)
+		d.Embedded = append(d.Embedded, e)
+	}
+	return probs
 }
