@@ -8,8 +8,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// genericCache holds a document's generic form, computed once on first use: only Rego rules
-// need it, so runs without them never pay for it.
+// genericCache holds a document's generic form, computed once on first use: the loader's
+// typed decoding (of the few kinds it knows) and Rego rules need it, so other documents never
+// pay for it in runs without Rego rules.
 type genericCache struct {
 	once sync.Once
 	v    any
@@ -80,7 +81,7 @@ func genericValue(n *yaml.Node, budget *int, depth int) (any, error) {
 		}
 		return s, nil
 	case yaml.ScalarNode:
-		return genericScalar(n), nil
+		return GenericScalar(n), nil
 	}
 	return nil, nil
 }
@@ -101,9 +102,10 @@ func mergeGeneric(m map[string]any, v any) {
 	}
 }
 
-// genericScalar resolves a scalar by its tag as Kubernetes' YAML 1.1 reader would (the same
-// reading as the loader's typed decoding).
-func genericScalar(n *yaml.Node) any {
+// GenericScalar resolves a scalar by its tag as Kubernetes' YAML 1.1 reader would: plain
+// yes/no/on/off are booleans, ints stay integers, infinities and NaN stay strings (JSON has no
+// such numbers). Document.Generic and the loader's typed decoding both read scalars this way.
+func GenericScalar(n *yaml.Node) any {
 	if n.ShortTag() == "!!str" {
 		if b, ok := YAML11Bool(n); ok {
 			return b

@@ -269,6 +269,10 @@ func (in *Instance) NodePortAddresses() ([]string, Setting) {
 		if in.Config == nil {
 			return nil, Setting{Origin: OriginUnknown}
 		}
+		if _, n := in.Config.Lookup(Path{"nodePortAddresses"}); n != nil && nodeHasPlaceholder(n) {
+			// Set by a template placeholder: the value is not known here.
+			return nil, Setting{Origin: OriginUnknown, Doc: in.Config, Path: Path{"nodePortAddresses"}}
+		}
 		if c := in.KPC(); c != nil && len(c.NodePortAddresses) > 0 {
 			return c.NodePortAddresses, Setting{Origin: OriginConfig, Doc: in.Config, Path: Path{"nodePortAddresses"}}
 		}
@@ -289,4 +293,18 @@ func (in *Instance) NodePortAddresses() ([]string, Setting) {
 		}
 	}
 	return nil, Setting{Origin: OriginDefault}
+}
+
+// nodeHasPlaceholder reports whether a scalar, or any scalar in a sequence, holds a template
+// placeholder.
+func nodeHasPlaceholder(n *yaml.Node) bool {
+	if n.Kind == yaml.ScalarNode {
+		return HasPlaceholder(n.Value)
+	}
+	for _, c := range n.Content {
+		if c.Kind == yaml.ScalarNode && HasPlaceholder(c.Value) {
+			return true
+		}
+	}
+	return false
 }

@@ -11,8 +11,19 @@ import (
 // all files when the definitions are ambiguous, belong to the repository root scope "".
 
 // ScopeOf returns the scope directory of a file path ("" for the repository root scope).
+// With an index (SetScopes) it walks up the file's directories and looks each up, so its
+// cost does not grow with the number of scopes.
 func (ws *Workspace) ScopeOf(file string) string {
 	dir := path.Dir(file)
+	if ws.scopeSet != nil {
+		for dir != "." && dir != "/" && dir != "" {
+			if ws.scopeSet[dir] {
+				return dir
+			}
+			dir = path.Dir(dir)
+		}
+		return ""
+	}
 	if dir == "." {
 		dir = ""
 	}
@@ -23,6 +34,15 @@ func (ws *Workspace) ScopeOf(file string) string {
 		}
 	}
 	return best
+}
+
+// SetScopes sets the scope directories and indexes them for ScopeOf.
+func (ws *Workspace) SetScopes(scopes []string) {
+	ws.Scopes = scopes
+	ws.scopeSet = make(map[string]bool, len(scopes))
+	for _, s := range scopes {
+		ws.scopeSet[s] = true
+	}
 }
 
 // SameScope reports whether two files belong to the same scope. A file in an enclosing scope

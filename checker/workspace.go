@@ -21,7 +21,8 @@ type Workspace struct {
 	Instances []*Instance
 	Target    Target
 	// Scopes are the directories that hold a cluster definition (see ScopeOf), sorted.
-	Scopes []string
+	Scopes   []string
+	scopeSet map[string]bool
 	// Problems are load problems: files that could not be read or decoded.
 	Problems []LoadProblem
 }

@@ -1,10 +1,13 @@
 # METADATA
 # title: ipvs scheduler set
 # description: |
-#   `ipvs.scheduler` (or `--ipvs-scheduler`) chooses how kube-proxy's ipvs mode picks a
-#   backend. It is one cluster-wide setting, but each node's IPVS table only counts that node's
-#   own connections: `lc` (least connections) balances per client node, not across the cluster,
-#   and conntrack pins established flows anyway. The nftables mode has no schedulers: it picks
+#   `ipvs.scheduler` (or `--ipvs-scheduler`, or an installer's scheduler setting: kubespray
+#   `kube_proxy_scheduler`, kops `ipvsScheduler`, AKS `ipvsConfig.scheduler`, EKS
+#   `ipvs.scheduler`, `ipvs-scheduler` in k3s/RKE2 `kube-proxy-arg` or Talos `extraArgs`)
+#   chooses how kube-proxy's ipvs mode picks a backend. It is one cluster-wide setting, but
+#   each node's IPVS table only counts that node's own connections: `lc` (least connections)
+#   balances per client node, not across the cluster, and conntrack pins established flows
+#   anyway. The nftables mode has no schedulers: it picks
 #   endpoints at random, so the setting disappears with the migration.
 #
 #   What people usually want from a scheduler is available on the Service instead:
@@ -15,7 +18,7 @@
 #   name: ipvs-scheduler
 #   severity: info
 #   since: 0.1.0
-#   kinds: [KubeProxyConfiguration, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
+#   kinds: ["", KubeProxyConfiguration, KubeProxyConfig, Cluster, ClusterConfig, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
 #   remediation: |
 #     Decide what the scheduler was for. For stickiness set `sessionAffinity: ClientIP` on the
 #     Services that need it; for locality use `internalTrafficPolicy: Local` or topology-aware
@@ -55,6 +58,47 @@ findings contains {
 } if {
 	some inst in ipvs_instances
 	inst.workload.id == input.id
+	not inst.configFlag
+	some flag in inst.flags
+	flag.name == "ipvs-scheduler"
+	flag.value != ""
+	flag.doc == input.id
+}
+
+# scheduler_keys are the installers' names for the scheduler (kubespray, kops, AKS and EKS).
+scheduler_keys := {"kube_proxy_scheduler", "ipvsScheduler", "scheduler"}
+
+# installers are the installer kube-proxies in ipvs mode that still run (not disabled) and
+# have a setting in this document (input.instances joins them in advance).
+installers contains inst if {
+	some inst in input.instances
+	inst.installer != null
+	inst.mode.value == "ipvs"
+	inst.installer.disabled == null
+}
+
+# An installer's scheduler setting, in the document that holds it (kubespray group_vars may
+# spread the variables over several files).
+findings contains {
+	"msg": sprintf("%s %q balances each node's own connections, not the cluster's; nftables mode has no schedulers: use Service sessionAffinity or internalTrafficPolicy instead", [s.key, s.value]),
+	"path": s.path,
+	"location": s.valueLocation,
+} if {
+	some inst in installers
+	some s in inst.installer.ipvs
+	s.key in scheduler_keys
+	s.doc == input.id
+	s.value != ""
+}
+
+# ipvs-scheduler in an installer's extra kube-proxy args (k3s/RKE2 kube-proxy-arg, Talos
+# extraArgs, RKE1 extra_args).
+findings contains {
+	"msg": sprintf("ipvs-scheduler=%s balances each node's own connections, not the cluster's; nftables mode has no schedulers: use Service sessionAffinity or internalTrafficPolicy instead", [flag.value]),
+	"path": flag.path,
+	"location": flag.location,
+} if {
+	some inst in installers
 	not inst.configFlag
 	some flag in inst.flags
 	flag.name == "ipvs-scheduler"

@@ -8,15 +8,24 @@
 #   them is noise. A kube-proxy DaemonSet pinned to nodes labelled `non-calico: "true"` is the
 #   documented Calico eBPF setup: kube-proxy runs only where Calico does not replace it.
 #
+#   Installers say the same in their own vocabulary: kind `networking.kubeProxyMode: none`,
+#   kops and Gardener `kubeProxy.enabled: false`, k3s/RKE2 `disable-kube-proxy`, Talos
+#   `cluster.proxy.disabled` (or `KubeProxyConfig` `enabled: false`), kubespray
+#   `kube_proxy_remove`, AKS `kubeProxyConfig.enabled: false`. An installer that still carries
+#   kube-proxy settings next to such a switch (a mode, extra args, ipvs knobs) holds dead
+#   configuration; an installer that installs kube-proxy in a scope where something replaces
+#   it runs two data planes.
+#
 #   When kube-proxy is replaced and nothing in the scope runs it, the rule reports one info at
-#   the setting that replaces it, so the absence of kube-proxy findings is explained.
+#   the setting that replaces it, and the other kube-proxy rules (KP101-KP106, KP2xx-KP5xx)
+#   are quiet in that scope: their findings are listed as suppressed, not reported.
 # custom:
 #   id: KP601
 #   name: kube-proxy-replaced
 #   severity: warning
 #   severity_text: warning; info when nothing in the scope runs kube-proxy
 #   since: 0.1.0
-#   kinds: ["", DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob, KubeProxyConfiguration, ConfigMap, Installation, ClusterConfiguration, InitConfiguration, HelmRelease, Application]
+#   kinds: ["", DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob, KubeProxyConfiguration, ConfigMap, Installation, ClusterConfiguration, InitConfiguration, HelmRelease, Application, Cluster, Shoot, KubeProxyConfig]
 #   remediation: |
 #     Decide which data plane serves Services. If Cilium or Calico replaces kube-proxy, delete
 #     the kube-proxy DaemonSet and its ConfigMap (kubeadm: `proxy.disabled: true` or
@@ -58,7 +67,7 @@ is_pinned(inst) if pinned[inst.workload.id]
 replaced_by(scope) := [r |
 	some r in kube_proxy_lint.replacements
 	not r.workload
-	same_scope(r.doc.scope, scope)
+	same_scope(r.scope, scope)
 ]
 
 where(r) := sprintf("%s:%d", [r.location.file, r.location.line])
@@ -90,23 +99,81 @@ findings contains {
 	count(rs) > 0
 }
 
-# The replacement itself, when nothing in its scope runs kube-proxy.
+# An installer that installs kube-proxy (it does not disable it) where something replaces
+# it: at its mode setting when it has one in this document, else at its anchor. An installer
+# with an embedded KubeProxyConfiguration (kubeadm) is reported at that document above.
 findings contains {
-	"msg": sprintf("%s: kube-proxy settings in this scope have no effect", [r.message]),
+	"msg": sprintf("%s installs kube-proxy although %s (%s)", [inst.label, lower_first(rs[0].message), where(rs[0])]),
+	"path": installer_path(inst),
+	"at": "key",
+	"location": installer_location(inst),
+	"related": [{"msg": r.message, "location": r.location} | some r in rs],
+} if {
+	some inst in input.instances
+	inst.installer.doc == input.id
+	inst.installer.disabled == null
+	inst.config == null
+	rs := replaced_by(inst.scope)
+	count(rs) > 0
+}
+
+installer_path(inst) := inst.installer.mode.path if inst.installer.mode.doc == input.id
+else := ["kind"]
+
+installer_location(inst) := inst.installer.mode.location if inst.installer.mode.doc == input.id
+else := inst.installer.anchor
+
+# An installer that disables kube-proxy yet still sets kube-proxy options: each is dead.
+findings contains {
+	"msg": sprintf("%s configures kube-proxy although %s (%s)", [s.key, lower_first(rs[0].message), where(rs[0])]),
+	"path": s.path,
+	"at": "key",
+	"location": s.location,
+	"related": [{"msg": r.message, "location": r.location} | some r in rs],
+} if {
+	some inst in input.instances
+	inst.installer.disabled != null
+	some s in leftovers(inst)
+	s.doc == input.id
+	rs := replaced_by(inst.scope)
+	count(rs) > 0
+}
+
+# leftovers are the kube-proxy settings of a disabling installer: its mode (unless the mode
+# is the switch itself, kind's none), ipvs knobs and extra args.
+leftovers(inst) := array.concat(
+	array.concat(
+		[m | m := inst.installer.mode; m != null; m.location != inst.installer.disabled.location],
+		inst.installer.ipvs,
+	),
+	[{"key": f.name, "path": f.path, "doc": f.doc, "location": f.location} | some f in inst.flags; f.doc],
+)
+
+# The replacement itself, when nothing in its scope runs or configures kube-proxy: the
+# kube-proxy rules are quiet there (the engine computes the same from the same signs).
+findings contains {
+	"msg": sprintf("%s: kube-proxy settings in this scope have no effect; kube-proxy rules are quiet here", [r.message]),
 	"path": r.path,
 	"at": "key",
 	"severity": "info",
 } if {
 	some r in kube_proxy_lint.replacements
 	r.doc.id == input.id
-	not conflicting(r)
+	not r.workload
+	not r.conflicting
 }
 
-# Any kube-proxy in the scope, pinned or not, means kube-proxy still serves some nodes.
-conflicting(r) if {
-	not r.workload
-	some inst in kube_proxy_lint.instances
-	same_scope(inst.scope, r.doc.scope)
+# A kube-proxy pinned to non-Calico nodes: expected, noted once; kube-proxy rules still
+# speak, since it serves those nodes.
+findings contains {
+	"msg": r.message,
+	"path": r.path,
+	"at": "key",
+	"severity": "info",
+} if {
+	some r in kube_proxy_lint.replacements
+	r.doc.id == input.id
+	r.workload
 }
 
 lower_first(s) := concat("", [lower(substring(s, 0, 1)), substring(s, 1, -1)])

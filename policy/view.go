@@ -39,8 +39,8 @@ type Input struct {
 	// Templated is true when the file holds template placeholders.
 	Templated bool `json:"templated"`
 	// Instances are the kube-proxies this document runs (as their workload) or configures
-	// (as their KubeProxyConfiguration): the entries of data.kube_proxy_lint.instances that
-	// name this document, joined in advance so that rules need not scan them all.
+	// (as their KubeProxyConfiguration) or whose installer settings it holds: the entries of
+	// data.kube_proxy_lint.instances that name this document, joined in advance so that rules need not scan them all.
 	Instances []InstanceView `json:"instances"`
 	// Object is the document's generic form; finding paths point into it.
 	Object any `json:"object"`
@@ -109,6 +109,8 @@ type InstanceView struct {
 	FeatureGates     []GateView    `json:"featureGates"`
 	// NodePortAddresses is the effective list; empty with origin default means unset.
 	NodePortAddresses NodePortView `json:"nodePortAddresses"`
+	// Installer describes an installer instance (kind installer), null for other kinds.
+	Installer *InstallerView `json:"installer"`
 }
 
 // SettingView is an effective value and its source.
@@ -176,16 +178,27 @@ type NodePortPort struct {
 
 // Replacement is a sign that kube-proxy is replaced.
 type Replacement struct {
-	// By is cilium, calico-ebpf, kubeadm or non-calico-nodeselector.
-	By      string       `json:"by"`
-	Message string       `json:"message"`
-	Doc     DocRef       `json:"doc"`
-	Path    checker.Path `json:"path"`
+	// By is cilium, calico-ebpf, non-calico-nodeselector or the installer's name (kubeadm,
+	// kind, kops, k3s, rke2, talos, gardener, kubespray, aks, eks, rke1).
+	By      string `json:"by"`
+	Message string `json:"message"`
+	// Doc is null for installer settings in text sources (INI inventories, Terraform,
+	// install command lines); File and Scope are always set.
+	Doc   *DocRef      `json:"doc"`
+	File  string       `json:"file"`
+	Scope string       `json:"scope"`
+	Path  checker.Path `json:"path"`
 	// Location spans the setting that says so.
 	Location *Location `json:"location"`
 	// Workload is set when the signal is on a kube-proxy workload itself (a DaemonSet pinned
 	// to non-Calico nodes); that workload is then expected, not a leftover.
 	Workload string `json:"workload,omitempty"`
+	// Installer is the label of the installer instance that disables kube-proxy, when the
+	// sign is an installer setting.
+	Installer string `json:"installer,omitempty"`
+	// Conflicting is true when kube-proxy still runs or is configured in the scope; when it is
+	// false, the kube-proxy rules are quiet in the scope.
+	Conflicting bool `json:"conflicting"`
 }
 
 // wsState caches what policies need of one workspace: the view (built once) and each
@@ -243,6 +256,13 @@ func (st *wsState) build(ws *checker.Workspace) {
 		}
 		if in.Config != nil && (in.Workload == nil || in.Config.ID != in.Workload.ID) {
 			st.byDoc[in.Config.ID] = append(st.byDoc[in.Config.ID], in)
+		}
+		// An installer's documents (kind Cluster, Talos machine config, every kubespray
+		// group_vars file holding one of its settings, ...) name it too.
+		for _, id := range installerDocs(in) {
+			if (in.Config == nil || in.Config.ID != id) && (in.Workload == nil || in.Workload.ID != id) {
+				st.byDoc[id] = append(st.byDoc[id], in)
+			}
 		}
 	}
 	b, err := json.Marshal(v)
@@ -361,6 +381,8 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 type viewCtx struct {
 	ws     *checker.Workspace
 	scopes map[string]string
+	// docs are the workspace's documents, built on first use by listed.
+	docs map[*checker.Document]bool
 }
 
 func newViewCtx(ws *checker.Workspace) *viewCtx {
@@ -455,6 +477,7 @@ func (c *viewCtx) view() *View {
 			ConfigUnresolved: in.ConfigUnresolved,
 			Mode:             setting(in.Mode(t.Version)),
 			ConfigVia:        []RelatedView{}, Flags: []FlagView{}, FeatureGates: []GateView{},
+			Installer: installerView(c, in),
 		}
 		switch {
 		case in.Workload != nil:

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 
@@ -51,10 +52,19 @@ func kp4ScriptKube(s *shell.Script) bool {
 	return false
 }
 
-// kp4ForEachCommand calls fn for every command of the workspace.
-func kp4ForEachCommand(ws *checker.Workspace, fn func(v *kp4CmdVisit)) {
+// kp4ForEachCommand calls fn for every command of the workspace, in the files that contain
+// one of needles (a cheap byte search first, so most files are never lexed).
+func kp4ForEachCommand(ws *checker.Workspace, needles []string, fn func(v *kp4CmdVisit)) {
+	has := func(b []byte) bool {
+		for _, n := range needles {
+			if bytes.Contains(b, []byte(n)) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, f := range ws.Files {
-		if f.Format != checker.FormatText {
+		if f.Format != checker.FormatText || !has(f.Content) {
 			continue
 		}
 		d := shell.DialectOf(f.Path, f.Content)
@@ -71,11 +81,20 @@ func kp4ForEachCommand(ws *checker.Workspace, fn func(v *kp4CmdVisit)) {
 			return ff.PositionAt(h.Offs[min(a, len(h.Offs)-1)]), ff.PositionAt(h.Offs[min(b, len(h.Offs)-1)])
 		}, fn)
 	}
+	relevant := map[*checker.File]bool{}
 	for _, d := range ws.Docs {
 		if d.Node == nil {
 			continue
 		}
-		kp4WalkCommandNodes(d, d.Node, nil, "", fn)
+		outer := d.File.Outer()
+		r, ok := relevant[outer]
+		if !ok {
+			r = has(outer.Content)
+			relevant[outer] = r
+		}
+		if r {
+			kp4WalkCommandNodes(d, d.Node, nil, "", fn)
+		}
 	}
 }
 
@@ -349,26 +368,84 @@ func kp4InstanceFile(in *checker.Instance) string {
 	return ""
 }
 
-// kp4NftablesInstance returns a kube-proxy whose effective mode at the target is nftables,
-// looking first at the instances in the cluster scope of file, then (when the scope has none)
-// at every instance of the workspace.
-func kp4NftablesInstance(p *checker.Pass, file string) (*checker.Instance, checker.Setting, bool) {
-	var scoped, all []*checker.Instance
-	for _, in := range p.Workspace.Instances {
-		all = append(all, in)
-		if f := kp4InstanceFile(in); f != "" && p.Workspace.SameScope(file, f) {
-			scoped = append(scoped, in)
+// kp4Modes answers "does a kube-proxy of this file's cluster scope run nftables at the
+// target?" for many files: the instances' modes and scopes are computed once per rule run and
+// the answer is cached per file.
+type kp4Modes struct {
+	p      *checker.Pass
+	inst   []kp4ModeInstance
+	byFile map[string]kp4ModeAnswer
+	built  bool
+}
+
+type kp4ModeInstance struct {
+	in    *checker.Instance
+	mode  checker.Setting
+	scope string
+	nft   bool
+}
+
+type kp4ModeAnswer struct {
+	in   *checker.Instance
+	mode checker.Setting
+	ok   bool
+}
+
+func (k *kp4Modes) build() {
+	k.built = true
+	k.byFile = map[string]kp4ModeAnswer{}
+	for _, in := range k.p.Workspace.Instances {
+		f := kp4InstanceFile(in)
+		if f == "" {
+			continue
+		}
+		m := in.Mode(k.p.Target)
+		k.inst = append(k.inst, kp4ModeInstance{in: in, mode: m, scope: k.p.Workspace.ScopeOf(f),
+			nft: m.Origin != checker.OriginUnknown && m.Value == checker.ModeNFTables})
+	}
+}
+
+// sameScope is checker.Workspace.SameScope on scope directories.
+func kp4SameScope(a, b string) bool {
+	dirPrefix := func(prefix, dir string) bool {
+		return strings.HasPrefix(dir, prefix) && (len(dir) == len(prefix) || dir[len(prefix)] == '/')
+	}
+	return a == "" || b == "" || dirPrefix(a, b) || dirPrefix(b, a)
+}
+
+// nftables returns a kube-proxy whose effective mode at the target is nftables, among the
+// instances in the cluster scope of file, or (when the scope has none) among all instances.
+func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bool) {
+	if !k.built {
+		k.build()
+	}
+	if a, ok := k.byFile[file]; ok {
+		return a.in, a.mode, a.ok
+	}
+	sf := k.p.Workspace.ScopeOf(file)
+	var scoped, any *kp4ModeInstance
+	inScope := false
+	for i := range k.inst {
+		is := &k.inst[i]
+		same := kp4SameScope(sf, is.scope)
+		inScope = inScope || same
+		if is.nft && same && scoped == nil {
+			scoped = is
+		}
+		if is.nft && any == nil {
+			any = is
 		}
 	}
-	if len(scoped) == 0 {
-		scoped = all
+	pick := scoped
+	if !inScope {
+		pick = any
 	}
-	for _, in := range scoped {
-		if m := in.Mode(p.Target); m.Origin != checker.OriginUnknown && m.Value == checker.ModeNFTables {
-			return in, m, true
-		}
+	a := kp4ModeAnswer{}
+	if pick != nil {
+		a = kp4ModeAnswer{in: pick.in, mode: pick.mode, ok: true}
 	}
-	return nil, checker.Setting{}, false
+	k.byFile[file] = a
+	return a.in, a.mode, a.ok
 }
 
 // kp4ModeRelated returns a related location for the instance whose mode decides a severity.

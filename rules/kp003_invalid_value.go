@@ -209,7 +209,8 @@ func kp003InsertAPIVersion(d *checker.Document) (checker.Fix, bool) {
 // null and not empty (kube-proxy defaults empty values).
 func kp003Set(d *checker.Document, path checker.Path) (*yaml.Node, bool) {
 	_, v := d.Lookup(path)
-	if v == nil || (v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Value == "")) {
+	if v == nil || (v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Value == "" || checker.HasPlaceholder(v.Value))) {
+		// Unset, or set by a template placeholder whose value is not known here.
 		return v, false
 	}
 	return v, true
@@ -235,6 +236,9 @@ func (k *kp003) config(in *checker.Instance, d *checker.Document) {
 			vals[i] = n.Value
 		}
 		for _, pr := range kp003NodePortProblems(vals, t) {
+			if checker.HasPlaceholder(vals[pr.index]) {
+				continue // a template placeholder: its value is not known here
+			}
 			k.value(d, checker.P("nodePortAddresses", pr.index), "nodePortAddresses entry "+pr.msg)
 		}
 	}
@@ -430,8 +434,8 @@ func (k *kp003) detectLocal(d *checker.Document, c *kpv1.KubeProxyConfiguration,
 	default:
 		return
 	}
-	if got != "" {
-		return
+	if got != "" || checker.HasPlaceholder(d.Str(checker.Path{"detectLocal", field})) {
+		return // set, or set by a template placeholder
 	}
 	msg := fmt.Sprintf("detectLocalMode %s needs detectLocal.%s, which is not set: %s", v, field, kp003Exits)
 	fp := checker.Path{"detectLocal", field}

@@ -33,7 +33,12 @@ The rule looks at the effective configuration of each kube-proxy:
   ` + "`--proxy-mode`" + `. There is no flag to point at, so the finding points at the kube-proxy program: the
   ` + "`command`" + `/` + "`args`" + ` item naming the binary, the ` + "`kube-proxy`" + ` word inside a ` + "`sh -c`" + `
   script, the ` + "`args`" + ` key when the container runs a kube-proxy image without a command, or else the
-  container's name. That is where the missing flag has to be added.
+  container's name. That is where the missing flag has to be added;
+- the same command line in a shell script, a systemd unit (` + "`ExecStart=`" + `), a Dockerfile, a Makefile
+  recipe, or a kube-proxy flag file (one flag per line): the finding points at the program word, or at
+  the first flag of a flag file. Flags in a variable (` + "`kube-proxy $KUBE_PROXY_ARGS`" + `) are read from
+  the same file's assignment or ` + "`Environment=`" + ` line; a command line whose variable comes from
+  elsewhere is not reported.
 
 Not reported: Windows kube-proxies (their only mode, ` + "`kernelspace`" + `, is also the default and does
 not change), recognised by a ` + "`kubernetes.io/os: windows`" + ` nodeSelector, a ` + "`kube-proxy.exe`" + ` command line,
@@ -58,8 +63,9 @@ new default).
 For a ` + "`KubeProxyConfiguration`" + ` the fix inserts a ` + "`mode:`" + ` line right after the ` + "`kind:`" + ` line, with
 the indentation of that line (inside a ConfigMap block scalar too), or fills in the empty value. For a
 command line without ` + "`--config`" + ` it adds ` + "`--proxy-mode=iptables`" + ` as a new sequence item after the
-kube-proxy program item, in the sequence's own style (block or flow, quoted like its neighbour). No fix
-is offered inside ` + "`sh -c`" + ` scripts (quoting and line continuations make a safe edit guesswork) or for
+kube-proxy program item, in the sequence's own style (block or flow, quoted like its neighbour); in a
+script, unit, Dockerfile or Makefile it adds the flag right after the program word (as a JSON item in a
+Dockerfile exec form), in a flag file as a new first line. No fix is offered inside ` + "`sh -c`" + ` scripts (quoting and line continuations make a safe edit guesswork) or for
 flow-style and JSON configurations: add the flag or field by hand.`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration

@@ -58,24 +58,25 @@ iptables -t nat -A MY-PREROUTING -s 10.0.0.0/8 -j RETURN
 
 func runKP401(p *checker.Pass) error {
 	seen := findingKeys{}
-	kp4ForEachCommand(p.Workspace, func(v *kp4CmdVisit) {
+	modes := &kp4Modes{p: p}
+	kp4ForEachCommand(p.Workspace, []string{"KUBE-"}, func(v *kp4CmdVisit) {
 		report := func(tok string, pos, end checker.Position) {
-			modes := kp4ChainModes(tok)
-			if modes == "" {
+			chainModes := kp4ChainModes(tok)
+			if chainModes == "" {
 				return
 			}
 			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path}
-			switch in, m, ok := kp4NftablesInstance(p, pos.Filename); {
+			switch in, m, ok := modes.nftables(pos.Filename); {
 			case kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS, checker.ModeIPTables):
 				f.Severity = checker.SeverityInfo
-				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode; this command runs only under a mode condition, so it is harmless in nftables mode", tok, modes)
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode; this command runs only under a mode condition, so it is harmless in nftables mode", tok, chainModes)
 			case ok:
 				f.Severity = checker.SeverityError
-				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode, but kube-proxy runs in nftables mode at target %s and creates no such chain", tok, modes, p.Target)
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode, but kube-proxy runs in nftables mode at target %s and creates no such chain", tok, chainModes, p.Target)
 				f.Related = kp4ModeRelated(in, m, p.Target)
 			default:
 				f.Severity = checker.SeverityWarning
-				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode: nftables mode (the default from 1.40) creates no such chain", tok, modes)
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode: nftables mode (the default from 1.40) creates no such chain", tok, chainModes)
 			}
 			if seen.first(f.Pos, f.Message) {
 				p.Report(f)
@@ -142,7 +143,7 @@ func kp4ScanBody(h *shell.Heredoc, fn func(tok string, a, b int)) {
 		}
 		line := body[ls:le]
 		trimmed := len(line) - len(trimLeftBlanks(line))
-		if !(trimmed < len(line) && line[trimmed] == '#') {
+		if trimmed >= len(line) || line[trimmed] != '#' {
 			for _, t := range kp4KubeTokens(line) {
 				fn(line[t[0]:t[1]], ls+t[0], ls+t[1])
 			}

@@ -58,7 +58,7 @@ var kp402NetPrograms = map[string]bool{
 
 func runKP402(p *checker.Pass) error {
 	seen := findingKeys{}
-	kp4ForEachCommand(p.Workspace, func(v *kp4CmdVisit) {
+	kp4ForEachCommand(p.Workspace, []string{"kube-ipvs0", "ipvsadm", "KUBE-"}, func(v *kp4CmdVisit) {
 		guarded := kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS)
 		report := func(what string, pos, end checker.Position) {
 			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path, Severity: checker.SeverityWarning,
@@ -85,8 +85,8 @@ func runKP402(p *checker.Pass) error {
 		name := c.Name()
 		args := c.Words[prog+1:]
 		ipt := kp4IptablesPrograms[name]
-		switch {
-		case name == "ipvsadm":
+		switch name {
+		case "ipvsadm":
 			if !v.kube {
 				return // a standalone LVS setup
 			}
@@ -94,7 +94,7 @@ func runKP402(p *checker.Pass) error {
 			pos, end := v.span(w, 0, len(w.Text))
 			report("ipvsadm works on kube-proxy's ipvs virtual servers", pos, end)
 			return
-		case name == "ipset":
+		case "ipset":
 			for _, w := range args {
 				kp402Sets(v, w, report)
 			}

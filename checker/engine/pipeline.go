@@ -27,13 +27,16 @@ type step struct {
 // come first among the filters, so that "matched nothing" (KP900) is judged on every finding
 // of the input, not on what exclusions or the baseline left; skipping paths follows them so it
 // also drops the KP900 findings of skipped files; severity overrides follow the suppression
-// processor so they apply to its KP900 findings too; the baseline comes after dedupe, so one
+// processor so they apply to its KP900 findings too; the kube-proxy rules go quiet where
+// kube-proxy is replaced (KP601) right after the inline suppressions; the baseline comes after dedupe, so one
 // entry stands for one reported finding. TestPipelineOrder pins this list; change both
 // together.
 var pipeline = [...]step{
 	{"run rules", runRules},
 	{"drop disabled", dropDisabled},
 	{"inline suppressions", suppressInline},
+	// Quiet after inline suppressions: a suppression of a quieted finding is not "unused".
+	{"quiet replaced", quietReplaced},
 	{"exclusions", exclude},
 	{"skip paths", skipPaths},
 	{"severity overrides", overrideSeverity},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -46,12 +45,6 @@ func groupOf(apiVersion string) string {
 	return ""
 }
 
-// maxAliasExpansion bounds the nodes visited while expanding aliases, so that a
-// "billion laughs" document cannot exhaust memory.
-const maxAliasExpansion = 1 << 20
-
-var errAliasBomb = errors.New("document expands aliases beyond the limit (possible alias bomb)")
-
 // decodeTyped decodes a document of a known kind into its typed object, collects unknown and
 // duplicate fields, and reports values of the wrong type as a problem.
 func decodeTyped(d *checker.Document) *checker.LoadProblem {
@@ -63,11 +56,17 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 		return nil
 	}
 	obj := mk()
-	budget := maxAliasExpansion
-	generic, err := toGeneric(d.Node, &budget, 0)
+	// The generic form is the document's own (checker.Document.Generic, with its alias-bomb
+	// budget), computed once and shared with Rego rules.
+	generic, err := d.Generic()
 	if err != nil {
 		pos, _ := d.KindPos()
 		return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %v", d.Kind, err), Manifest: true, Document: d}
+	}
+	if d.File.Templated || d.File.Outer().Templated {
+		// A placeholder's value is only known once the template is rendered: decode the
+		// literal fields and leave placeholder fields unset (rules see them as unknown).
+		generic = withoutPlaceholders(generic)
 	}
 	raw, err := json.Marshal(generic)
 	if err != nil {
@@ -127,111 +126,6 @@ func jsonFieldPath(n *yaml.Node, field string) checker.Path {
 		_, cur = checker.LookupNode(cur, checker.Path{part})
 	}
 	return p
-}
-
-// toGeneric converts a node tree to the JSON-compatible value that Kubernetes decoding sees.
-func toGeneric(n *yaml.Node, budget *int, depth int) (any, error) {
-	*budget--
-	if *budget < 0 {
-		return nil, errAliasBomb
-	}
-	if depth > 1000 {
-		return nil, errors.New("document nests deeper than 1000 levels")
-	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		if n.Alias == nil {
-			return nil, errors.New("unknown alias")
-		}
-		return toGeneric(n.Alias, budget, depth+1)
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return nil, nil
-		}
-		return toGeneric(n.Content[0], budget, depth+1)
-	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0 {
-				merged, err := toGeneric(v, budget, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				mergeInto(m, merged)
-				continue
-			}
-			val, err := toGeneric(v, budget, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			m[k.Value] = val
-		}
-		return m, nil
-	case yaml.SequenceNode:
-		s := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			val, err := toGeneric(c, budget, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			s = append(s, val)
-		}
-		return s, nil
-	case yaml.ScalarNode:
-		return scalarValue(n), nil
-	}
-	return nil, nil
-}
-
-func mergeInto(m map[string]any, v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if _, ok := m[k]; !ok {
-				m[k] = val
-			}
-		}
-	case []any:
-		for _, e := range x {
-			mergeInto(m, e)
-		}
-	}
-}
-
-// scalarValue resolves a scalar by its tag, as Kubernetes' YAML 1.1 reader would.
-func scalarValue(n *yaml.Node) any {
-	// kube-proxy and kubectl read YAML through sigs.k8s.io/yaml, which follows YAML 1.1:
-	// plain yes/no/on/off/y/n are booleans there.
-	if n.ShortTag() == "!!str" {
-		if b, ok := checker.YAML11Bool(n); ok {
-			return b
-		}
-	}
-	switch n.ShortTag() {
-	case "!!null":
-		return nil
-	case "!!bool":
-		var b bool
-		if n.Decode(&b) == nil {
-			return b
-		}
-	case "!!int":
-		var i int64
-		if n.Decode(&i) == nil {
-			return i
-		}
-		var u uint64
-		if n.Decode(&u) == nil {
-			return u
-		}
-	case "!!float":
-		var f float64
-		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			return f
-		}
-	}
-	return n.Value
 }
 
 // fieldInfo describes the JSON fields of a struct type.
@@ -301,7 +195,7 @@ func fieldIssues(n *yaml.Node, t reflect.Type, path checker.Path, out []checker.
 		// Types with their own decoding (durations, quantities): check the value here so a
 		// bad one is reported at its position, not at the document.
 		if n.Kind == yaml.ScalarNode && !checker.HasPlaceholder(n.Value) {
-			if raw, err := json.Marshal(scalarValue(n)); err == nil {
+			if raw, err := json.Marshal(checker.GenericScalar(n)); err == nil {
 				v := reflect.New(t).Interface()
 				if err := json.Unmarshal(raw, v); err != nil {
 					var ute *json.UnmarshalTypeError
@@ -369,4 +263,30 @@ func firstInvalid(issues []checker.FieldIssue) *checker.FieldIssue {
 		}
 	}
 	return nil
+}
+
+// withoutPlaceholders returns a copy of a generic value without the strings that hold
+// template placeholders (and without mappings and lists left holding nothing else).
+func withoutPlaceholders(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if s, ok := e.(string); ok && checker.HasPlaceholder(s) {
+				continue
+			}
+			out[k] = withoutPlaceholders(e)
+		}
+		return out
+	case []any:
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			if s, ok := e.(string); ok && checker.HasPlaceholder(s) {
+				continue
+			}
+			out = append(out, withoutPlaceholders(e))
+		}
+		return out
+	}
+	return v
 }

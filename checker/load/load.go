@@ -131,6 +131,7 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	if d.Kind == "GrafanaDashboard" {
 		probs = append(probs, decodeGrafanaDashboard(d)...)
 	}
+	probs = append(probs, decodeEmbeddedBlocks(d)...)
 	return probs
 }
 
@@ -182,7 +183,7 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
 	ws.Instances = dropClaimedConfigs(ws.Instances)
-	ws.Scopes = findScopes(ws)
+	ws.SetScopes(findScopes(ws))
 }
 
 // scopeKinds are document kinds that define a cluster: installer configurations.

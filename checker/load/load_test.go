@@ -297,3 +297,23 @@ func TestConfigMapPerCluster(t *testing.T) {
 		t.Errorf("modes by cluster: %v", got)
 	}
 }
+
+// TestTemplatedTypedFields checks that a placeholder in a typed field of a templated
+// configuration neither fails decoding nor reads as an unset field.
+func TestTemplatedTypedFields(t *testing.T) {
+	src := "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nipvs:\n  strictARP: {{ .Values.strictARP }}\nnodePortAddresses: {{ .Values.nodePortAddresses | toJson }}\n"
+	ws := Bytes("templates/kube-proxy.yaml", []byte(src), nil)
+	for _, p := range ws.Problems {
+		t.Errorf("problem: %s: %s (manifest %v)", p.Pos, p.Message, p.Manifest)
+	}
+	if len(ws.Instances) != 1 || ws.Instances[0].KPC() == nil {
+		t.Fatalf("typed config not decoded: %+v", ws.Instances)
+	}
+	in := ws.Instances[0]
+	if m := in.Mode(ws.Target.Version); m.Value != "nftables" {
+		t.Errorf("mode %+v", m)
+	}
+	if _, s := in.NodePortAddresses(); s.Origin != checker.OriginUnknown {
+		t.Errorf("nodePortAddresses origin %v, want unknown", s.Origin)
+	}
+}

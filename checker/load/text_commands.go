@@ -45,6 +45,7 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 			in.Flags, _ = textFlags(f, words, true)
 			found = append(found, in)
 		} else {
+			env := textEnv(d, f, s)
 			for i := range s.Commands {
 				c := &s.Commands[i]
 				p := c.Program()
@@ -60,7 +61,7 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 					Windows: strings.HasSuffix(strings.ToLower(prog.Text), ".exe"),
 				}
 				var unknown bool
-				in.Flags, unknown = textFlags(f, c.Words[p+1:], false)
+				in.Flags, unknown = textFlags(f, expandEnv(c.Words[p+1:], env), false)
 				if unknown && in.Flag("config") == nil && in.Flag("proxy-mode") == nil {
 					// "kube-proxy $KUBE_PROXY_ARGS": the flags that decide the mode are not
 					// in the file, so nothing can be said about its defaults.
@@ -73,6 +74,7 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 			if cf := in.Flag("config"); cf != nil {
 				if targets == nil {
 					targets = heredocTargets(ws)
+					blockTargets(ws, targets)
 				}
 				resolveTextConfig(ws, targets, in, cf)
 			}
@@ -238,6 +240,82 @@ func dropClaimedConfigs(ins []*checker.Instance) []*checker.Instance {
 			continue
 		}
 		out = append(out, in)
+	}
+	return out
+}
+
+// textEnv collects the variables a file assigns, for "kube-proxy $KUBE_PROXY_ARGS": shell
+// assignments (NAME=value, export NAME=value) and systemd Environment= lines. The last
+// assignment wins; the words keep their positions, so flags found through a variable point
+// at the assignment.
+func textEnv(d shell.Dialect, f *checker.File, s *shell.Script) map[string]shell.Word {
+	env := map[string]shell.Word{}
+	add := func(w shell.Word) {
+		if name, _, ok := strings.Cut(w.Text, "="); ok && shell.IsAssignment(w.Text) {
+			env[name] = w
+		}
+	}
+	switch d {
+	case shell.DialectUnit:
+		src := f.Content
+		for ls := 0; ls < len(src); {
+			le := ls
+			for le < len(src) && src[le] != '\n' {
+				le++
+			}
+			line := strings.TrimLeft(string(src[ls:le]), " \t")
+			if v, ok := strings.CutPrefix(line, "Environment="); ok {
+				start := le - len(v)
+				for _, c := range shell.Parse(src, start, le, shell.Options{NoComments: true, NoHeredocs: true}).Commands {
+					for _, w := range c.Words {
+						add(w)
+					}
+				}
+			}
+			ls = le + 1
+		}
+	case shell.DialectShell, shell.DialectMakefile, shell.DialectDockerfile:
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			words := c.Words
+			if len(words) > 0 && (words[0].Text == "export" || words[0].Text == "readonly" || words[0].Text == "declare" || words[0].Text == "local") {
+				words = words[1:]
+			}
+			all := len(words) > 0
+			for _, w := range words {
+				if !shell.IsAssignment(w.Text) {
+					all = false
+				}
+			}
+			if all {
+				for _, w := range words {
+					add(w)
+				}
+			}
+		}
+	}
+	return env
+}
+
+// expandEnv replaces unquoted $NAME and ${NAME} words by the words of NAME's value, when the
+// file assigns it; other words stay.
+func expandEnv(words []shell.Word, env map[string]shell.Word) []shell.Word {
+	if len(env) == 0 {
+		return words
+	}
+	var out []shell.Word
+	for _, w := range words {
+		name := ""
+		if !w.Quoted && strings.HasPrefix(w.Text, "${") && strings.HasSuffix(w.Text, "}") {
+			name = w.Text[2 : len(w.Text)-1]
+		} else if !w.Quoted && strings.HasPrefix(w.Text, "$") {
+			name = w.Text[1:]
+		}
+		if a, ok := env[name]; ok && name != "" && shell.IsAssignment(name+"=") {
+			out = append(out, shell.SplitValue(a)...)
+			continue
+		}
+		out = append(out, w)
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
 )
 
@@ -86,9 +85,4 @@ func isTextFirst(name string, content []byte) bool {
 		}
 	}
 	return false
-}
-
-// textFileLabel describes a text file for instance labels: "systemd unit node/kube-proxy.service".
-func textFileLabel(f *checker.File) string {
-	return shell.DialectOf(f.Path, f.Content).String() + " " + f.Path
 }

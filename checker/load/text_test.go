@@ -151,3 +151,49 @@ func TestTemplatedYAMLDecodesLiteralLines(t *testing.T) {
 		t.Error("file content must stay as written")
 	}
 }
+
+func TestEmbeddedBlocks(t *testing.T) {
+	src := "#cloud-config\nwrite_files:\n- path: /var/lib/kube-proxy/config.conf\n  content: |\n    apiVersion: kubeproxy.config.k8s.io/v1alpha1\n    kind: KubeProxyConfiguration\n    mode: ipvs\n"
+	ws := Files(map[string][]byte{
+		"user-data.yaml":     []byte(src),
+		"kube-proxy.service": []byte("[Service]\nExecStart=/usr/bin/kube-proxy --config=/var/lib/kube-proxy/config.conf\n"),
+	}, nil)
+	var kpc *checker.Document
+	for _, d := range ws.Docs {
+		if d.Kind == "KubeProxyConfiguration" {
+			kpc = d
+		}
+	}
+	if kpc == nil || kpc.Parent == nil || kpc.ParentPath.String() != "write_files[0].content" {
+		t.Fatalf("embedded block not decoded: %+v", kpc)
+	}
+	pos, _, _ := kpc.ValuePos(checker.Path{"mode"})
+	if l, c := at(t, src, "ipvs", 0); pos.Line != l || pos.Column != c || pos.Filename != "user-data.yaml" {
+		t.Errorf("mode at %s", pos)
+	}
+	if len(ws.Instances) != 1 || ws.Instances[0].Config != kpc {
+		t.Errorf("the unit's --config does not resolve to the write_files block: %+v", ws.Instances)
+	}
+}
+
+func TestCommandFlagsFromVariables(t *testing.T) {
+	unit := "[Service]\nEnvironment=\"KUBE_PROXY_ARGS=--proxy-mode=ipvs --v=2\" OTHER=1\nExecStart=/usr/bin/kube-proxy $KUBE_PROXY_ARGS\n"
+	script := "#!/bin/sh\nexport ARGS='--proxy-mode=nftables'\nkube-proxy ${ARGS}\nkube-proxy $FROM_ELSEWHERE\n"
+	ws := Files(map[string][]byte{"a.service": []byte(unit), "b.sh": []byte(script)}, nil)
+	if len(ws.Instances) != 2 {
+		t.Fatalf("instances: %d", len(ws.Instances))
+	}
+	for _, in := range ws.Instances {
+		pm := in.Flag("proxy-mode")
+		if pm == nil {
+			t.Fatalf("%s: no --proxy-mode", in.Label)
+		}
+		src := string(in.Source.Content)
+		if l, c := at(t, src, "--proxy-mode", 0); pm.Pos.Line != l || pm.Pos.Column != c {
+			t.Errorf("%s: flag at %s, want %d:%d", in.Label, pm.Pos, l, c)
+		}
+		if got := src[pm.ValuePos.Offset:pm.ValueEnd.Offset]; got != pm.Value {
+			t.Errorf("value span %q, value %q", got, pm.Value)
+		}
+	}
+}

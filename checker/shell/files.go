@@ -189,6 +189,7 @@ func ParseFile(d Dialect, content []byte) *Script {
 			if start < end && src[start] == '[' {
 				if c, ok := parseExecForm(src, start, end); ok {
 					s.Commands = append(s.Commands, c)
+					s.expandNested(len(s.Commands)-1, 0)
 					return end
 				}
 			}

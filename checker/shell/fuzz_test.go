@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,10 @@ func FuzzParse(f *testing.F) {
 		"'unterminated \"also $(( ${ `",
 	} {
 		f.Add([]byte(s))
+	}
+	// Nesting that once made the lexer quadratic.
+	for _, s := range []string{"$(", "\"$(", "sh -c \"", "`", "<<E\n"} {
+		f.Add([]byte(strings.Repeat(s, 3000)))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for d := DialectShell; d <= DialectFlags; d++ {

@@ -196,6 +196,8 @@ func Parse(src []byte, start, end int, opts Options) *Script {
 
 // ParseInto lexes src[start:end] and appends its commands and heredocs to s.
 func ParseInto(s *Script, src []byte, start, end int, opts Options) {
+	first := len(s.Commands)
+	defer s.expandNested(first, 0)
 	lx := &lexer{src: src, end: min(end, len(src)), opts: opts, s: s}
 	lx.run(max(0, start))
 	// Backquoted substitutions, lexed after the outer text; nested ones are appended in turn.
@@ -229,7 +231,7 @@ func (lx *lexer) flush(sep string) {
 	lx.redirs = nil
 	// Case patterns: "ipvs|IPVS)" arrives as words ended by "|" and ")".
 	if top := lx.top(); top != nil && top.kind == "case" && !top.inBranch && (sep == "|" || sep == ")") &&
-		!(len(words) > 0 && !words[0].Quoted && words[0].Text == "esac") {
+		(len(words) == 0 || words[0].Quoted || words[0].Text != "esac") {
 		for _, w := range words {
 			top.patAcc = append(top.patAcc, w.Text)
 		}
@@ -567,7 +569,7 @@ func (lx *lexer) word(i int) (Word, int) {
 	}
 	for i < end {
 		c := src[i]
-		if isBlank(c) || c == '\n' || (isOpChar(c) && !(c == '(' && len(b) > 0 && b[len(b)-1] == '$')) {
+		if isBlank(c) || c == '\n' || isOpChar(c) {
 			if (c == '<' || c == '>') && i+1 < end && src[i+1] == '(' {
 				// Process substitution <(...) stays part of the word.
 				j := lx.matchParen(i + 1)

@@ -220,3 +220,29 @@ func TestNeutralize(t *testing.T) {
 		t.Error("no template placeholder: want nil")
 	}
 }
+
+func TestNestedShell(t *testing.T) {
+	src := []byte("ExecStart=/bin/sh -c 'exec /usr/bin/kube-proxy --proxy-mode=\"ipvs\" --v=2'\n")
+	s := ParseFile(DialectUnit, src)
+	if len(s.Commands) != 2 {
+		t.Fatalf("commands: %+v", s.Commands)
+	}
+	c := s.Commands[1]
+	if c.Name() != "kube-proxy" {
+		t.Fatalf("nested command %q", words(c))
+	}
+	w := c.Words[c.Program()+1]
+	a, b := w.Span(len("--proxy-mode="), len(w.Text))
+	if string(src[a:b]) != "ipvs" || string(src[w.Pos:w.End]) != `--proxy-mode="ipvs"` {
+		t.Errorf("nested offsets: %q %q", src[a:b], src[w.Pos:w.End])
+	}
+	df := []byte(`CMD ["sh", "-c", "iptables -t nat -L KUBE-SERVICES"]` + "\n")
+	s = ParseFile(DialectDockerfile, df)
+	if len(s.Commands) != 2 || s.Commands[1].Name() != "iptables" {
+		t.Fatalf("exec form sh -c: %+v", s.Commands)
+	}
+	w = s.Commands[1].Words[4]
+	if string(df[w.Pos:w.End]) != "KUBE-SERVICES" {
+		t.Errorf("exec form nested offsets %q", df[w.Pos:w.End])
+	}
+}

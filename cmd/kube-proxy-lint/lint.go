@@ -74,7 +74,8 @@ func usage(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString(`kube-proxy-lint checks kube-proxy configuration in infrastructure repositories: DaemonSets,
 static pods, ConfigMaps, KubeProxyConfiguration files and installer configs (kubeadm, kind, kops,
-kubespray, k3s/RKE2, RKE1, Talos, EKS, Gardener, AKS).
+kubespray, k3s/RKE2, RKE1, Talos, EKS, Gardener, AKS), and the shell scripts, systemd units,
+Dockerfiles, Makefiles, flag files and templates (Helm, Jinja2, ERB) around them.
 
 Usage:
   kube-proxy-lint [flags] [PATH...]      lint files and directories (default "."; "-" reads stdin)

@@ -1,0 +1,95 @@
+package load
+
+import (
+	"bytes"
+	"path"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// decodeEmbeddedBlocks decodes a KubeProxyConfiguration written as a multi-line string
+// anywhere else than in a ConfigMap's data (decodeEmbedded handles those): cloud-init
+// write_files content, an Ansible copy task's content, a Helm values string. The document
+// lives in a virtual file mapped to the scalar's lines, so findings point into the outer
+// file, and it is an embedded document of d (Parent, ParentPath).
+func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
+	// Only documents without a kind (cloud-init, Ansible, Helm values): Kubernetes and
+	// installer objects (kind's kubeadmConfigPatches, Talos) have their own decoders, and
+	// partial patches are not configurations.
+	if d.Kind != "" || d.Node == nil || d.File.Parent != nil && d.File.ParentOffsets != nil ||
+		!bytes.Contains(d.File.Content, []byte("KubeProxyConfiguration")) {
+		return nil
+	}
+	done := map[string]bool{}
+	for _, e := range d.Embedded {
+		done[e.ParentPath.String()] = true
+	}
+	var probs []checker.LoadProblem
+	var walk func(n *yaml.Node, p checker.Path, depth int)
+	walk = func(n *yaml.Node, p checker.Path, depth int) {
+		if n == nil || depth > 100 {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], p.Append(n.Content[i].Value), depth+1)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, p.Append(i), depth+1)
+			}
+		case yaml.ScalarNode:
+			if len(p) == 0 || done[p.String()] || !bytes.ContainsRune([]byte(n.Value), '\n') || !looksLikeKPC([]byte(n.Value)) ||
+				!kpcAPIVersionRe.MatchString(n.Value) || isPatchPath(p) {
+				return
+			}
+			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentOffsets: checker.ScalarOffsets(d.File, n)}
+			inner.Lines = checker.NewLineIndex(inner.Content)
+			probs = append(probs, parseFile(inner)...)
+			for _, e := range inner.Docs {
+				e.Parent = d
+				e.ParentPath = append(checker.Path(nil), p...)
+				probs = append(probs, decodeDoc(e)...)
+				d.Embedded = append(d.Embedded, e)
+			}
+		}
+	}
+	walk(d.Node, nil, 0)
+	return probs
+}
+
+// kpcAPIVersionRe: a complete configuration names its apiVersion; a patch often does not.
+var kpcAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeproxy\.config\.k8s\.io/`)
+
+// isPatchPath reports whether a field path goes through a patch list (kubeadmConfigPatches,
+// patches, configPatches): partial documents, not configurations.
+func isPatchPath(p checker.Path) bool {
+	for _, e := range p {
+		if strings.Contains(strings.ToLower(e), "patch") {
+			return true
+		}
+	}
+	return false
+}
+
+// blockTargets maps the cleaned path an embedded block is written to (a sibling path: or
+// dest: key, as in cloud-init write_files and Ansible copy) to its documents.
+func blockTargets(ws *checker.Workspace, out map[string][]*checker.Document) {
+	for _, d := range ws.Docs {
+		if d.Parent == nil || d.Parent.Kind == "ConfigMap" || len(d.ParentPath) < 2 {
+			continue
+		}
+		dir := d.ParentPath[:len(d.ParentPath)-1]
+		for _, key := range []string{"path", "dest"} {
+			if v := d.Parent.Str(dir.Append(key)); v != "" {
+				p := path.Clean(v)
+				out[p] = append(out[p], d)
+			}
+		}
+	}
+}

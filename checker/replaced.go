@@ -1,0 +1,275 @@
+package checker
+
+import (
+	"path"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Replacement is a sign that something else does kube-proxy's job, or that an installer does
+// not run kube-proxy at all (RULES.md §1, "kube-proxy replaced").
+type Replacement struct {
+	// By is cilium, calico-ebpf, non-calico-nodeselector, or the installer's name (kubeadm,
+	// kind, kops, k3s, rke2, talos, gardener, kubespray, aks, ...).
+	By string
+	// Message says what replaces kube-proxy, for findings: "cilium replaces kube-proxy (...)".
+	Message string
+	// Doc and Path locate the setting in a YAML document; Doc is nil for text sources
+	// (INI inventories, Terraform, install command lines).
+	Doc  *Document
+	Path Path
+	// File is the real file holding the setting; Pos and End span it.
+	File     string
+	Pos, End Position
+	// Workload is set when the signal is on a kube-proxy workload itself (a DaemonSet pinned
+	// to non-Calico nodes): kube-proxy then still serves the other nodes.
+	Workload *Document
+	// Instance is the installer instance whose Disabled setting this is.
+	Instance *Instance
+}
+
+// ciliumValuePaths are where Helm values of Cilium hold kubeProxyReplacement: a values file,
+// an umbrella chart's cilium section, a Flux HelmRelease and an Argo CD Application.
+var ciliumValuePaths = []Path{
+	{"kubeProxyReplacement"},
+	{"cilium", "kubeProxyReplacement"},
+	{"spec", "values", "kubeProxyReplacement"},
+	{"spec", "source", "helm", "valuesObject", "kubeProxyReplacement"},
+}
+
+// Replacements finds every sign in ws that kube-proxy is replaced or not installed, in
+// document order, then the installer forms in instance order. kubeadm's proxy.disabled and
+// skipPhases are read from the documents (also inside the kubeadm-config ConfigMap), so the
+// kubeadm installer instance carrying the same setting is not counted twice.
+func (ws *Workspace) Replacements() []Replacement {
+	var out []Replacement
+	add := func(d *Document, by, msg string, p Path) *Replacement {
+		r := Replacement{By: by, Message: msg, Doc: d, Path: p, File: d.File.Outer().Path}
+		var ok bool
+		if r.Pos, r.End, ok = d.KeyPos(p); !ok {
+			r.Pos, r.End = d.AbsentPos(p)
+		}
+		out = append(out, r)
+		return &out[len(out)-1]
+	}
+	workloads := map[*Document]bool{}
+	for _, in := range ws.Instances {
+		if in.Workload != nil {
+			workloads[in.Workload] = true
+		}
+	}
+	for _, d := range ws.Docs {
+		switch {
+		case d.Kind == "ConfigMap" && d.Name == "cilium-config":
+			p := P("data", "kube-proxy-replacement")
+			if _, v := d.Lookup(p); replacing(v) {
+				add(d, "cilium", "cilium replaces kube-proxy (cilium-config kube-proxy-replacement: "+v.Value+")", p)
+			}
+		case d.Kind == "Installation" && strings.HasPrefix(d.APIVersion, "operator.tigera.io/"):
+			p := P("spec", "calicoNetwork", "linuxDataplane")
+			if d.Str(p) == "BPF" {
+				add(d, "calico-ebpf", "calico's eBPF data plane replaces kube-proxy (linuxDataplane: BPF)", p)
+			}
+		case d.Kind == "ClusterConfiguration" && strings.HasPrefix(d.APIVersion, "kubeadm.k8s.io/"):
+			p := P("proxy", "disabled")
+			if _, v := d.Lookup(p); v != nil {
+				if b, ok := YAML11Bool(v); ok && b {
+					add(d, InstallerKubeadm, "kubeadm does not install kube-proxy (proxy.disabled: true)", p)
+				}
+			}
+		case d.Kind == "InitConfiguration" && strings.HasPrefix(d.APIVersion, "kubeadm.k8s.io/"):
+			_, v := d.Lookup(P("skipPhases"))
+			if v != nil && v.Kind == yaml.SequenceNode {
+				for i, e := range v.Content {
+					if e.Kind == yaml.ScalarNode && e.Value == "addon/kube-proxy" {
+						add(d, InstallerKubeadm, "kubeadm does not install kube-proxy (skipPhases: addon/kube-proxy)", P("skipPhases", i))
+					}
+				}
+			}
+		case workloads[d]:
+			spec := podSpecPath(d.Kind)
+			if spec == nil {
+				continue
+			}
+			p := spec.Append("nodeSelector", "non-calico")
+			if d.Str(p) == "true" {
+				add(d, "non-calico-nodeselector", "kube-proxy runs only on nodes labelled non-calico=true: Calico's eBPF data plane replaces it on the others", p).Workload = d
+			}
+		case d.Kind == "" || d.Kind == "HelmRelease" || d.Kind == "Application":
+			for _, p := range ciliumValuePaths {
+				if _, v := d.Lookup(p); replacing(v) {
+					add(d, "cilium", "cilium replaces kube-proxy (kubeProxyReplacement: "+v.Value+")", p)
+				}
+			}
+		}
+	}
+	for _, in := range ws.Instances {
+		ins := in.Installer
+		if !in.IsDisabled() || ins.Name == InstallerKubeadm {
+			continue
+		}
+		s := ins.Disabled
+		r := Replacement{
+			By: ins.Name, Message: in.Label + " does not run kube-proxy (" + settingText(s) + ")",
+			Doc: s.Doc, Path: s.Path, File: s.Pos.Filename, Pos: s.Pos, End: s.End, Instance: in,
+		}
+		if in.Source != nil {
+			r.File = in.Source.Path
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// settingText shows an installer setting as its user wrote it: "key: value" in YAML, the
+// text itself when the value holds its key (a command-line flag), else key=value.
+func settingText(s *InstallerSetting) string {
+	switch {
+	case s.Doc != nil:
+		return s.Key + ": " + s.Value
+	case s.Key == "" || strings.Contains(s.Value, s.Key):
+		return s.Value
+	}
+	return s.Key + "=" + s.Value
+}
+
+// replacing reports whether a kubeProxyReplacement value turns the replacement on: true
+// (any YAML 1.1 spelling) or "strict" in charts before Cilium 1.14.
+func replacing(v *yaml.Node) bool {
+	if v == nil || v.Kind != yaml.ScalarNode || HasPlaceholder(v.Value) {
+		return false
+	}
+	if b, ok := YAML11Bool(v); ok {
+		return b
+	}
+	switch strings.ToLower(v.Value) {
+	case "true", "strict":
+		return true
+	}
+	return false
+}
+
+// podSpecPath returns the path of the pod spec in a workload kind.
+func podSpecPath(kind string) Path {
+	switch kind {
+	case "Pod":
+		return P("spec")
+	case "DaemonSet", "Deployment", "StatefulSet", "ReplicaSet", "Job":
+		return P("spec", "template", "spec")
+	case "CronJob":
+		return P("spec", "jobTemplate", "spec", "template", "spec")
+	}
+	return nil
+}
+
+// KubeProxyRemains reports whether the instance runs kube-proxy or still configures it: every
+// workload, configuration and command line, and every installer that does not disable
+// kube-proxy. A disabling installer remains when it still carries kube-proxy settings (an
+// embedded KubeProxyConfiguration, extra args, a mode, ipvs knobs): they are dead, and
+// KP601 says so.
+func (in *Instance) KubeProxyRemains() bool {
+	if !in.IsDisabled() {
+		return true
+	}
+	ins := in.Installer
+	return in.Config != nil || len(in.Flags) > 0 || len(ins.IPVS) > 0 ||
+		(ins.Mode != nil && ins.Mode != ins.Disabled)
+}
+
+// ScopeOfInstance returns the scope of an instance: its workload's, else its source file's,
+// else its configuration's.
+func (ws *Workspace) ScopeOfInstance(in *Instance) string {
+	switch {
+	case in.Workload != nil:
+		return ws.ScopeOf(in.Workload.File.Outer().Path)
+	case in.Source != nil:
+		return ws.ScopeOf(in.Source.Path)
+	case in.Config != nil:
+		return ws.ScopeOf(in.Config.File.Outer().Path)
+	}
+	return ""
+}
+
+// ScopesOverlap reports whether two scope directories see each other: equal, either the
+// repository root scope, or one below the other (the scope relation of SameScope).
+func ScopesOverlap(a, b string) bool {
+	return a == "" || b == "" || isDirPrefix(a, b) || isDirPrefix(b, a)
+}
+
+// Replaced is the replacement view of a workspace, computed once per run: the signs that
+// kube-proxy is replaced and the scopes where it is replaced and nothing runs or configures
+// kube-proxy any more. The kube-proxy rules are quiet in those scopes (see Quiet).
+type Replaced struct {
+	// All lists the signs, as Workspace.Replacements returns them.
+	All []Replacement
+	// Conflicting[i] is true when kube-proxy remains in the scope of All[i] (always for a
+	// kube-proxy pinned to non-Calico nodes, which still serves the other nodes).
+	Conflicting []bool
+	ws          *Workspace
+	quiet       []int // indices into All
+}
+
+// Replaced computes the replacement view of ws.
+func (ws *Workspace) Replaced() *Replaced {
+	r := &Replaced{All: ws.Replacements(), ws: ws}
+	if len(r.All) == 0 {
+		return r
+	}
+	scopes := make([]string, 0, len(ws.Instances))
+	for _, in := range ws.Instances {
+		if in.KubeProxyRemains() {
+			scopes = append(scopes, ws.ScopeOfInstance(in))
+		}
+	}
+	r.Conflicting = make([]bool, len(r.All))
+	for i := range r.All {
+		rep := &r.All[i]
+		c := rep.Workload != nil
+		s := ws.ScopeOf(rep.File)
+		for _, is := range scopes {
+			if c {
+				break
+			}
+			c = ScopesOverlap(is, s)
+		}
+		r.Conflicting[i] = c
+		if !c {
+			r.quiet = append(r.quiet, i)
+		}
+	}
+	return r
+}
+
+// Quiet returns the replacement that silences the kube-proxy rules for file: one whose scope
+// holds the file's scope and in which nothing runs or configures kube-proxy. A file in the
+// repository root scope is quiet only when the replacement is in the root scope too, since
+// the root is shared by every cluster below it.
+func (r *Replaced) Quiet(file string) (*Replacement, bool) {
+	if len(r.quiet) == 0 {
+		return nil, false
+	}
+	s := r.ws.ScopeOf(path.Clean(file))
+	for _, i := range r.quiet {
+		if q := r.ws.ScopeOf(r.All[i].File); q == "" || isDirPrefix(q, s) {
+			return &r.All[i], true
+		}
+	}
+	return nil, false
+}
+
+// KubeProxyRule reports whether a rule ID is one of the kube-proxy rules that are quiet in a
+// scope where kube-proxy is replaced: KP101-KP106 and KP2xx-KP5xx. KP0xx (parse errors,
+// unknown fields), KP6xx and KP9xx speak regardless, and so do user policies.
+func KubeProxyRule(id string) bool {
+	if len(id) != 5 || !strings.HasPrefix(id, "KP") {
+		return false
+	}
+	switch id[2] {
+	case '1':
+		return id[3] == '0' && id[4] >= '1' && id[4] <= '6'
+	case '2', '3', '4', '5':
+		return true
+	}
+	return false
+}
