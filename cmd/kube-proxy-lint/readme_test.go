@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestReadmeQuickStart runs the README's quick-start command and checks that the README shows
+// its real outcome: the exit code and the summary line.
+func TestReadmeQuickStart(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command runs from the repository root; file names are relative to it.
+	t.Chdir("../..")
+	var out, errb bytes.Buffer
+	code := run([]string{"--color", "never", "fixtures/repos/kubeadm-ipvs"}, nil, &out, &errb)
+	if code != 1 {
+		t.Errorf("quick start exited %d, README says 1; stderr: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	summary := lines[len(lines)-1]
+	if !strings.Contains(string(readme), summary) {
+		t.Errorf("README does not show the quick start's summary line:\n%s", summary)
+	}
+	out.Reset()
+	if code := run([]string{"--color", "never", "fixtures/repos/nftables-ready"}, nil, &out, &errb); code != 0 || out.Len() != 0 {
+		t.Errorf("nftables-ready: exit %d, output %q; README says clean", code, out.String())
+	}
+}
