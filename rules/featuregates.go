@@ -1,6 +1,10 @@
 package rules
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
 
 // The Kubernetes feature gate table used by KP105 (feature-gate-invalid).
 //
@@ -438,7 +442,7 @@ func suggestGate(name string, keep func(*gateInfo) bool) string {
 		if g.Name == name || !keep(g) {
 			continue
 		}
-		d := editDistance(lname, strings.ToLower(g.Name))
+		d := checker.EditDistance(lname, strings.ToLower(g.Name))
 		if bestD < 0 || d < bestD {
 			best, bestD = g.Name, d
 		}

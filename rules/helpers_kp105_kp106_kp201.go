@@ -9,33 +9,6 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			if prev[j]+1 < c {
-				c = prev[j] + 1
-			}
-			if cur[j-1]+1 < c {
-				c = cur[j-1] + 1
-			}
-			cur[j] = c
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // reportOnce remembers findings so that a configuration shared by several kube-proxy
 // instances is reported once.
 type reportOnce map[string]bool

@@ -230,7 +230,7 @@ func kp002Suggest(name string, known []string) (string, int, bool) {
 	best, bestDist, unique := "", -1, true
 	lname := strings.ToLower(name)
 	for _, k := range known {
-		d := kp002Distance(lname, strings.ToLower(k))
+		d := checker.EditDistance(lname, strings.ToLower(k))
 		switch {
 		case bestDist < 0 || d < bestDist:
 			best, bestDist, unique = k, d, true
@@ -246,28 +246,6 @@ func kp002Suggest(name string, known []string) (string, int, bool) {
 		return "", 0, false
 	}
 	return best, bestDist, unique
-}
-
-// kp002Distance is the Levenshtein distance between a and b.
-func kp002Distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // kp002RenameFix replaces the key's text with the suggested name. It declines when the

@@ -173,7 +173,7 @@ func kp103Check(t checker.Version, in *checker.Instance, v string) (msg, fixTo s
 func kp103Closest(s string, valid []string) string {
 	best, bestD := "", len(s)+100
 	for _, m := range valid {
-		if d := kp103Distance(s, m); d < bestD {
+		if d := checker.EditDistance(s, m); d < bestD {
 			best, bestD = m, d
 		}
 	}
@@ -185,25 +185,4 @@ func kp103Closest(s string, valid []string) string {
 		return best
 	}
 	return ""
-}
-
-// kp103Distance is the Levenshtein distance between a and b.
-func kp103Distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

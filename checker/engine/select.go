@@ -108,7 +108,7 @@ func suggest(all []*checker.Rule, s string) *checker.Rule {
 	bestD := -1
 	for _, r := range all {
 		for _, c := range []string{strings.ToLower(r.ID), r.Name} {
-			d := levenshtein(s, c)
+			d := checker.EditDistance(s, c)
 			if bestD < 0 || d < bestD {
 				best, bestD = r, d
 			}
@@ -118,26 +118,4 @@ func suggest(all []*checker.Rule, s string) *checker.Rule {
 		return nil
 	}
 	return best
-}
-
-// levenshtein is the edit distance between a and b, counted in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -124,8 +124,8 @@ func TestLevenshtein(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"a", "", 1}, {"kp102", "kp1o2", 1}, {"kitten", "sitting", 3}, {"é", "e", 1}} {
-		if d := levenshtein(tt.a, tt.b); d != tt.d {
-			t.Errorf("levenshtein(%q, %q) = %d, want %d", tt.a, tt.b, d, tt.d)
+		if d := checker.EditDistance(tt.a, tt.b); d != tt.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.a, tt.b, d, tt.d)
 		}
 	}
 }

@@ -574,7 +574,7 @@ func kindName(n *yaml.Node) string {
 func closest(s string, known []string) string {
 	best, bestD := "", -1
 	for _, k := range known {
-		if d := distance(s, k); bestD < 0 || d < bestD {
+		if d := checker.EditDistance(s, k); bestD < 0 || d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -582,25 +582,4 @@ func closest(s string, known []string) string {
 		return ""
 	}
 	return best
-}
-
-// distance is the edit distance of a and b in bytes (keys are ASCII).
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
