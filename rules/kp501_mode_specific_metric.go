@@ -12,7 +12,7 @@ var KP501 = &checker.Rule{
 	ID:       "KP501",
 	Name:     "mode-specific-metric",
 	Severity: checker.SeverityWarning,
-	Kinds:    []string{"PrometheusRule", "Prometheus rule file", "Grafana dashboard", "ConfigMap", "GrafanaDashboard"},
+	Kinds:    []string{"PrometheusRule", "Prometheus rule file", "Grafana dashboard", "ConfigMap", "GrafanaDashboard", "jsonnet"},
 	Doc: checker.Doc{
 		Title: "a query uses a kube-proxy metric that the proxy mode does not export",
 		Why: `Some kube-proxy metrics exist only in some proxy modes (prefix ` + "`kubeproxy_`" + `):
@@ -29,12 +29,15 @@ After a mode change (to nftables, including the new default in 1.40), an alert o
 new mode does not export never fires, a recording rule records nothing and a dashboard panel goes
 blank, without any error. The rule reads Prometheus rule files (` + "`groups:`" + `), ` + "`PrometheusRule`" + `
 objects, Grafana dashboards (panel ` + "`targets[].expr`" + ` and templating queries) also inside ConfigMaps
-and grafana-operator ` + "`GrafanaDashboard`" + ` objects,
+and grafana-operator ` + "`GrafanaDashboard`" + ` objects, and the string literals (` + "`'...'`" + `, ` + "`\"...\"`" + `, ` + "`@'...'`" + `,
+` + "`|||`" + ` text blocks, never comments) of jsonnet sources (` + "`.jsonnet`" + `, ` + "`.libsonnet`" + `: grafonnet dashboards,
+kube-prometheus and other monitoring mixins), except names, prose and relabel fields,
 and compares each metric with the effective mode at the target of the kube-proxies in the same
 cluster scope. Relabel rules that drop a metric are not uses.`,
 		Remediation: `Use the metric of the mode kube-proxy runs in: the fix offers the equivalent where one
 exists (` + "`sync_proxy_rules_iptables_restore_failures_total`" + ` becomes
-` + "`sync_proxy_rules_nftables_sync_failures_total`" + ` in nftables mode). During a migration, query both
+` + "`sync_proxy_rules_nftables_sync_failures_total`" + ` in nftables mode); in jsonnet, only where the name is
+written verbatim (no escape inside it). During a migration, query both
 (` + "`a or b`" + `) and add an ` + "`absent()`" + ` alert so a metric that disappears is noticed (KP502).`,
 		Before:       "- alert: KubeProxyRestoreFailures\n  expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n",
 		After:        "- alert: KubeProxySyncFailures\n  expr: rate(kubeproxy_sync_proxy_rules_nftables_sync_failures_total[5m]) > 0\n",
@@ -49,6 +52,9 @@ type kp501Query struct {
 	promExpr
 	// effect says what happens when the metric is missing.
 	effect string
+	// at, when set, maps a byte range of the expression to the source for queries that have
+	// no YAML node (jsonnet strings); exact says a byte edit there is safe.
+	at func(from, to int) (pos, end checker.Position, exact bool)
 }
 
 func runKP501(p *checker.Pass) error {
@@ -92,6 +98,7 @@ func runKP501(p *checker.Pass) error {
 			}
 		}
 	}
+	kp501Jsonnet(p, idx, instances)
 	return nil
 }
 
@@ -131,15 +138,24 @@ func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, all []promRef, scoped 
 		how = fmt.Sprintf("the %s gate is off at target %s", gateNFTablesLocalhostNodePorts, p.Target)
 	}
 	msg := fmt.Sprintf("%s is exported only in %s, but %s, so %s", ref.Name, m.modesText(), how, q.effect)
-	pos, end := q.doc.SubPos(q.node, ref.From, ref.To)
-	f := checker.Finding{Message: msg, Pos: pos, End: end, Object: q.doc.Ref(), Path: q.path, Related: modeRelated(in, p.Target)}
+	var f checker.Finding
+	var pos, end checker.Position
+	exact := false
+	if q.at != nil {
+		pos, end, exact = q.at(ref.From, ref.To)
+		f = checker.Finding{Message: msg, Pos: pos, End: end, Related: modeRelated(in, p.Target)}
+	} else {
+		pos, end = q.doc.SubPos(q.node, ref.From, ref.To)
+		exact = end.Offset-pos.Offset == len(ref.Name)
+		f = checker.Finding{Message: msg, Pos: pos, End: end, Object: q.doc.Ref(), Path: q.path, Related: modeRelated(in, p.Target)}
+	}
 	// A replacement is safe only when no kube-proxy in scope still exports the metric and
 	// every one that does not runs in the same mode.
 	sameMode := true
 	for _, o := range missing {
 		sameMode = sameMode && o.mode.Value == in.mode.Value
 	}
-	if eq, ok := m.equivalent[in.mode.Value]; ok && !exported && sameMode && end.Offset-pos.Offset == len(ref.Name) {
+	if eq, ok := m.equivalent[in.mode.Value]; ok && !exported && sameMode && exact {
 		name := kubeProxyMetricPrefix + eq + sfx
 		f.Fixes = []checker.Fix{{
 			Message: fmt.Sprintf("Use %s, the %s mode equivalent", name, in.mode.Value),
