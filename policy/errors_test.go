@@ -57,6 +57,8 @@ func TestLoadErrors(t *testing.T) {
 			`policies/org010.rego:11: finding "path" must be an array`},
 		{"findings not a set", src("011", "findings := [{\"msg\": \"x\", \"path\": []}]\n"),
 			`policies/org011.rego:11: findings must be a set rule`},
+		{"bad workloads", policy.Source{Name: "p/w.rego", Text: strings.ReplaceAll(header, "%s", "020") + "#   workloads: some\npackage w\n\nfindings contains {\"msg\": \"x\", \"path\": []} if true\n"},
+			`p/w.rego:1: METADATA custom.workloads must be all or kube-proxy, got "some"`},
 		{"no metadata", policy.Source{Name: "p/x.rego", Text: "package x\n\nfindings contains {\"msg\": \"x\", \"path\": []} if true\n"},
 			`p/x.rego:1: package x defines findings but has no METADATA`},
 		{"bad id", policy.Source{Name: "p/y.rego", Text: strings.ReplaceAll(header, "ORG%s", "org-1") + "package y\n\nfindings contains {\"msg\": \"x\", \"path\": []} if true\n"},

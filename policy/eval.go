@@ -51,6 +51,9 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if d.Node == nil || (rr.kinds != nil && !rr.kinds[d.Kind]) {
 			continue
 		}
+		if rr.kubeProxyWorkloads && workloadKinds[d.Kind] && len(st.byDoc[st.refs[d].ID]) == 0 {
+			continue
+		}
 		in, err := st.input(ws, d)
 		if err != nil {
 			rr.internal(p, d, err)
@@ -291,4 +294,10 @@ func short(v any) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
+}
+
+// workloadKinds are the kinds with a pod spec, which custom.workloads: kube-proxy narrows.
+var workloadKinds = map[string]bool{
+	"Pod": true, "DaemonSet": true, "Deployment": true, "StatefulSet": true,
+	"ReplicaSet": true, "Job": true, "CronJob": true,
 }

@@ -19,6 +19,7 @@
 #   severity: info
 #   since: 0.1.0
 #   kinds: ["", KubeProxyConfiguration, KubeProxyConfig, Cluster, ClusterConfig, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
+#   workloads: kube-proxy
 #   remediation: |
 #     Decide what the scheduler was for. For stickiness set `sessionAffinity: ClientIP` on the
 #     Services that need it; for locality use `internalTrafficPolicy: Local` or topology-aware

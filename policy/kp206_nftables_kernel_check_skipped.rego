@@ -12,6 +12,7 @@
 #   severity: warning
 #   since: 0.1.0
 #   kinds: [DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
+#   workloads: kube-proxy
 #   remediation: |
 #     Remove the variable and upgrade the nodes to a kernel of 5.13 or newer (RHEL 9, Debian 12,
 #     Ubuntu 22.04, Amazon Linux 2023). Until then run kube-proxy in iptables mode, not ipvs.

@@ -16,7 +16,11 @@ type ruleMetadata struct {
 	Severity checker.Severity
 	Disabled bool
 	Kinds    []string
-	Doc      checker.Doc
+	// KubeProxyWorkloads limits the rule, on workload kinds (Pod, DaemonSet, ...), to the
+	// documents that run kube-proxy (custom.workloads: kube-proxy): most workloads of a
+	// repository are applications, and evaluating the rule on them finds nothing.
+	KubeProxyWorkloads bool
+	Doc                checker.Doc
 	URL      string
 }
 
@@ -124,6 +128,13 @@ func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
 		md.Kinds = []string{k}
 	default:
 		errs = append(errs, fmt.Errorf("%s: METADATA custom.kinds must be a list of kinds, got %v", loc, k))
+	}
+	switch w := get("workloads"); w {
+	case "", "all":
+	case "kube-proxy":
+		md.KubeProxyWorkloads = true
+	default:
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.workloads must be all or kube-proxy, got %q", loc, w))
 	}
 	if md.Doc.Since == "" && !builtin {
 		md.Doc.Since = UserSince

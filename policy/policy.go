@@ -355,6 +355,8 @@ type regoRule struct {
 	// findingsLine is the line of the first findings rule, named in contract errors.
 	findingsLine int
 	kinds        map[string]bool
+	// kubeProxyWorkloads: skip workload documents that run no kube-proxy.
+	kubeProxyWorkloads bool
 }
 
 func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleMetadata) (*checker.Rule, error) {
@@ -385,7 +387,7 @@ func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleM
 	if err != nil {
 		return nil, fmt.Errorf("%s: prepare rule %s: %w", file, meta.ID, err)
 	}
-	rr := &regoRule{file: file, pkg: pkg, query: pq, findingsLine: line}
+	rr := &regoRule{file: file, pkg: pkg, query: pq, findingsLine: line, kubeProxyWorkloads: meta.KubeProxyWorkloads}
 	if len(meta.Kinds) > 0 {
 		rr.kinds = map[string]bool{}
 		for _, k := range meta.Kinds {
