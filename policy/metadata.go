@@ -21,7 +21,7 @@ type ruleMetadata struct {
 	// repository are applications, and evaluating the rule on them finds nothing.
 	KubeProxyWorkloads bool
 	Doc                checker.Doc
-	URL      string
+	URL                string
 }
 
 // UserSince is the Since of user policies that do not name one.
