@@ -54,6 +54,9 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if rr.kubeProxyWorkloads && workloadKinds[d.Kind] && len(st.byDoc[st.refs[d].ID]) == 0 {
 			continue
 		}
+		if _, err := d.Generic(); err != nil {
+			continue // the loader reports documents that cannot be converted (KP001 or a notice)
+		}
 		in, err := st.input(ws, d)
 		if err != nil {
 			rr.internal(p, d, err)

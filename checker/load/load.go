@@ -4,6 +4,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -124,6 +125,14 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	identify(d)
 	if p := decodeTyped(d); p != nil {
 		probs = append(probs, *p)
+	} else if _, typed := knownTypes[typeKey{groupOf(d.APIVersion), d.Kind}]; !typed && bytes.IndexByte(d.File.Content, '*') >= 0 {
+		// Only aliases make the generic form fail (recursion, expansion beyond the budget):
+		// report it here, once, rather than in every rule that reads the document.
+		if _, err := d.Generic(); err != nil {
+			pos, _ := d.KindPos()
+			probs = append(probs, checker.LoadProblem{Pos: pos, Message: "cannot decode document: " + err.Error(),
+				Manifest: d.Kind != "" && looksLikeManifest(d.File.Content), Document: d})
+		}
 	}
 	if d.Kind == "ConfigMap" {
 		probs = append(probs, decodeEmbedded(d)...)

@@ -317,3 +317,13 @@ func TestTemplatedTypedFields(t *testing.T) {
 		t.Errorf("nodePortAddresses origin %v, want unknown", s.Origin)
 	}
 }
+
+// TestRecursiveAlias checks that a document whose aliases refer to themselves is reported
+// once as a load problem, not left for every rule to fail on.
+func TestRecursiveAlias(t *testing.T) {
+	src := "on: push\njobs:\n  test:\n    steps:\n      - &recursive\n        run: x\n        env: *recursive\n"
+	ws := Bytes(".github/workflows/x.yaml", []byte(src), nil)
+	if len(ws.Problems) != 1 || ws.Problems[0].Manifest || !strings.Contains(ws.Problems[0].Message, "cannot decode document") {
+		t.Fatalf("problems: %+v", ws.Problems)
+	}
+}
