@@ -71,6 +71,11 @@ type Flag struct {
 	// Pos and End span the flag (name and value); ValuePos spans the value.
 	Pos, End           Position
 	ValuePos, ValueEnd Position
+	// ValueNode holds the value (Node, or the next argv item for "--flag value");
+	// [ValueFrom, ValueTo) is the value's byte range in ValueNode.Value, without surrounding
+	// shell quotes. ValueNode is nil for flags in text files.
+	ValueNode          *yaml.Node
+	ValueFrom, ValueTo int
 	// Remove deletes the flag (and a separate value argument) from the source.
 	Remove []TextEdit
 }

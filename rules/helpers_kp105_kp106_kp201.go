@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -25,47 +24,10 @@ func (r reportOnce) first(f checker.Finding) bool {
 // flagValueSpan finds the scalar holding the value of flag fl and the byte range of the value
 // in the scalar's decoded text, without surrounding shell quotes.
 func flagValueSpan(fl *checker.Flag) (*yaml.Node, int, int, bool) {
-	if !fl.HasValue || fl.Doc == nil {
+	if !fl.HasValue || fl.ValueNode == nil {
 		return nil, 0, 0, false
 	}
-	cands := []*yaml.Node{fl.Node}
-	// "--feature-gates A=true" as two argv items: the value is the next item.
-	if k := len(fl.NodePath) - 1; k >= 0 {
-		if i, err := strconv.Atoi(fl.NodePath[k]); err == nil {
-			next := append(append(checker.Path(nil), fl.NodePath[:k]...), strconv.Itoa(i+1))
-			if _, n := fl.Doc.Lookup(next); n != nil {
-				cands = append(cands, n)
-			}
-		}
-	}
-	f := fl.Doc.File
-	for _, n := range cands {
-		m := checker.ScalarOffsets(f, n)
-		if m == nil {
-			continue
-		}
-		from, to := -1, -1
-		for j, off := range m {
-			o := f.OuterOffset(off)
-			if from < 0 && o == fl.ValuePos.Offset {
-				from = j
-			}
-			if from >= 0 && o <= fl.ValueEnd.Offset {
-				to = j
-			}
-		}
-		if from < 0 || to < from {
-			continue
-		}
-		if to > len(n.Value) {
-			to = len(n.Value)
-		}
-		if to-from >= 2 && (n.Value[from] == '"' || n.Value[from] == '\'') && n.Value[to-1] == n.Value[from] {
-			from, to = from+1, to-1
-		}
-		return n, from, to, true
-	}
-	return nil, 0, 0, false
+	return fl.ValueNode, fl.ValueFrom, fl.ValueTo, true
 }
 
 // flagListItem is one comma-separated entry of a flag value, with its position.

@@ -195,45 +195,10 @@ func kp104Flag(f checker.Finding, g checker.GateSetting) (checker.Finding, check
 // kp104FlagValue finds the scalar holding the value of flag fl and the value's byte range in
 // it, without surrounding shell quotes.
 func kp104FlagValue(fl *checker.Flag) (*yaml.Node, int, int, bool) {
-	if !fl.HasValue || fl.Doc == nil {
+	if !fl.HasValue || fl.ValueNode == nil {
 		return nil, 0, 0, false
 	}
-	cands := []*yaml.Node{fl.Node}
-	// "--feature-gates A=true" as two argv items: the value is the next item.
-	if k := len(fl.NodePath) - 1; k >= 0 {
-		if i, ok := pathIndex(fl.NodePath[k]); ok {
-			if _, n := fl.Doc.Lookup(append(append(checker.Path(nil), fl.NodePath[:k]...), strconv.Itoa(i+1))); n != nil {
-				cands = append(cands, n)
-			}
-		}
-	}
-	for _, n := range cands {
-		m := checker.ScalarOffsets(fl.Doc.File, n)
-		if m == nil {
-			continue
-		}
-		from, to := -1, -1
-		for j, off := range m {
-			o := fl.Doc.File.OuterOffset(off)
-			if from < 0 && o == fl.ValuePos.Offset {
-				from = j
-			}
-			if from >= 0 && o <= fl.ValueEnd.Offset {
-				to = j
-			}
-		}
-		if from < 0 || to < from {
-			continue
-		}
-		if to > len(n.Value) {
-			to = len(n.Value)
-		}
-		if to-from >= 2 && (n.Value[from] == '"' || n.Value[from] == '\'') && n.Value[to-1] == n.Value[from] {
-			from, to = from+1, to-1
-		}
-		return n, from, to, true
-	}
-	return nil, 0, 0, false
+	return fl.ValueNode, fl.ValueFrom, fl.ValueTo, true
 }
 
 func pathIndex(s string) (int, bool) {

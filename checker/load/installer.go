@@ -208,6 +208,7 @@ func mapFlags(d *checker.Document, p checker.Path) []checker.Flag {
 		f.Pos = d.NodePos(k)
 		f.End = d.NodeEnd(v)
 		f.ValuePos, f.ValueEnd = d.SubPos(v, 0, len(v.Value))
+		setValueSpan(&f, v, 0, len(v.Value))
 		if d.NodePos(v).Line != f.Pos.Line {
 			f.End = d.NodeEnd(k)
 		}
@@ -243,6 +244,7 @@ func seqFlags(d *checker.Document, p checker.Path) []checker.Flag {
 		f.Pos, f.End = d.SubPos(n, 0, len(text))
 		if hasEq {
 			f.ValuePos, f.ValueEnd = d.SubPos(n, lead+len(name)+1, len(text))
+			setValueSpan(&f, n, lead+len(name)+1, len(text))
 		} else {
 			f.ValuePos, f.ValueEnd = f.Pos, f.End
 		}

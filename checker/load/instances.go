@@ -307,12 +307,14 @@ func parseFlags(argv []token) []checker.Flag {
 			f.Name, f.Value, f.HasValue = k, v, true
 			vf := t.from + strings.IndexByte(t.text, '=') + 1
 			f.ValuePos, f.ValueEnd = t.doc.SubPos(t.node, vf, t.to)
+			setValueSpan(&f, t.node, vf, t.to)
 		} else {
 			f.Name = name
 			if !boolFlags[name] && i+1 < len(argv) && (!strings.HasPrefix(argv[i+1].text, "-") || isNegativeNumber(argv[i+1].text)) {
 				v := argv[i+1]
 				f.Value, f.HasValue = v.text, true
 				f.ValuePos, f.ValueEnd = v.doc.SubPos(v.node, v.from, v.to)
+				setValueSpan(&f, v.node, v.from, v.to)
 				last = v
 				i++
 			}
@@ -582,4 +584,15 @@ func isNegativeNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+// setValueSpan records where a flag's value sits in its scalar, without surrounding quotes.
+func setValueSpan(f *checker.Flag, n *yaml.Node, from, to int) {
+	if n == nil || from < 0 || to > len(n.Value) || from > to {
+		return
+	}
+	if to-from >= 2 && (n.Value[from] == '"' || n.Value[from] == '\'') && n.Value[to-1] == n.Value[from] {
+		from, to = from+1, to-1
+	}
+	f.ValueNode, f.ValueFrom, f.ValueTo = n, from, to
 }
