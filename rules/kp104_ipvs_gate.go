@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -199,11 +198,6 @@ func kp104FlagValue(fl *checker.Flag) (*yaml.Node, int, int, bool) {
 		return nil, 0, 0, false
 	}
 	return fl.ValueNode, fl.ValueFrom, fl.ValueTo, true
-}
-
-func pathIndex(s string) (int, bool) {
-	i, err := strconv.Atoi(s)
-	return i, err == nil && i >= 0
 }
 
 // kp104RemoveKey returns a fix deleting the line of featureGates.<name> in doc (and the
