@@ -52,7 +52,17 @@ func flagListItems(fl *checker.Flag) []flagListItem {
 		}
 		return out
 	}
-	val := n.Value
+	for _, e := range commaEntries(n.Value, from, to) {
+		p, end := fl.Doc.SubPos(n, e[0], e[1])
+		out = append(out, flagListItem{Text: n.Value[e[0]:e[1]], Pos: p, End: end})
+	}
+	return out
+}
+
+// commaEntries splits val[from:to] at commas and returns the byte range of each non-empty
+// entry, blanks trimmed.
+func commaEntries(val string, from, to int) [][2]int {
+	var out [][2]int
 	for i := from; i <= to; {
 		j := strings.IndexByte(val[i:to], ',')
 		end := to
@@ -67,8 +77,7 @@ func flagListItems(fl *checker.Flag) []flagListItem {
 			b--
 		}
 		if a < b {
-			p, e := fl.Doc.SubPos(n, a, b)
-			out = append(out, flagListItem{Text: val[a:b], Pos: p, End: e})
+			out = append(out, [2]int{a, b})
 		}
 		if j < 0 {
 			break

@@ -136,38 +136,20 @@ func kp104Flag(f checker.Finding, g checker.GateSetting) (checker.Finding, check
 		return kp104TextFlag(f, g)
 	}
 	d := fl.Doc
-	n, from, to, ok := kp104FlagValue(fl)
+	n, from, to, ok := flagValueSpan(fl)
 	if !ok {
 		return f, checker.Fix{}, false
 	}
 	type entry struct{ from, to int }
 	var entries []entry
-	var hit = -1
+	hit := -1
 	val := n.Value
-	for i := from; i <= to; {
-		j := strings.IndexByte(val[i:to], ',')
-		end := to
-		if j >= 0 {
-			end = i + j
+	for _, e := range commaEntries(val, from, to) {
+		name, _, _ := strings.Cut(val[e[0]:e[1]], "=")
+		if strings.TrimSpace(name) == g.Name && hit < 0 {
+			hit = len(entries)
 		}
-		a, b := i, end
-		for a < b && (val[a] == ' ' || val[a] == '\t') {
-			a++
-		}
-		for b > a && (val[b-1] == ' ' || val[b-1] == '\t') {
-			b--
-		}
-		if a < b {
-			name, _, _ := strings.Cut(val[a:b], "=")
-			if strings.TrimSpace(name) == g.Name && hit < 0 {
-				hit = len(entries)
-			}
-			entries = append(entries, entry{a, b})
-		}
-		if j < 0 {
-			break
-		}
-		i = end + 1
+		entries = append(entries, entry{e[0], e[1]})
 	}
 	if hit < 0 {
 		return f, checker.Fix{}, false
@@ -189,15 +171,6 @@ func kp104Flag(f checker.Finding, g checker.GateSetting) (checker.Finding, check
 	}
 	p, q := d.SubPos(n, delFrom, delTo)
 	return f, checker.Fix{Message: msg, Edits: []checker.TextEdit{{Pos: p, End: q}}}, true
-}
-
-// kp104FlagValue finds the scalar holding the value of flag fl and the value's byte range in
-// it, without surrounding shell quotes.
-func kp104FlagValue(fl *checker.Flag) (*yaml.Node, int, int, bool) {
-	if !fl.HasValue || fl.ValueNode == nil {
-		return nil, 0, 0, false
-	}
-	return fl.ValueNode, fl.ValueFrom, fl.ValueTo, true
 }
 
 // kp104RemoveKey returns a fix deleting the line of featureGates.<name> in doc (and the
