@@ -2,7 +2,6 @@ package rules_test
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/checkertest"
@@ -14,21 +13,7 @@ const fixtureRoot = "../fixtures/rules"
 
 // TestFixtures runs every rule over its fixtures and requires positive and negative cases.
 func TestFixtures(t *testing.T) {
-	for _, r := range rules.All() {
-		t.Run(r.ID, func(t *testing.T) {
-			dir := filepath.Join(fixtureRoot, r.ID)
-			if _, err := os.Stat(dir); err != nil {
-				t.Fatalf("rule %s has no fixtures in %s", r.ID, dir)
-			}
-			st := checkertest.Run(t, r, dir)
-			if st.Positive == 0 {
-				t.Errorf("rule %s has no positive fixture (a file with # want)", r.ID)
-			}
-			if st.Negative == 0 {
-				t.Errorf("rule %s has no negative fixture (a file without # want)", r.ID)
-			}
-		})
-	}
+	checkertest.RunRules(t, rules.All(), fixtureRoot)
 }
 
 // TestFixtureDirsNameRules fails for fixture directories of rules that do not exist.

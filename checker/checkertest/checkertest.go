@@ -277,3 +277,24 @@ func checkGolden(t *testing.T, rule *checker.Rule, path string, ws *checker.Work
 		t.Errorf("fixed file still has a fixable finding: %s", l)
 	}
 }
+
+// RunRules runs each rule over root/<ID> and requires at least one positive and one negative
+// fixture per rule.
+func RunRules(t *testing.T, rules []*checker.Rule, root string) {
+	t.Helper()
+	for _, r := range rules {
+		t.Run(r.ID, func(t *testing.T) {
+			dir := filepath.Join(root, r.ID)
+			if _, err := os.Stat(dir); err != nil {
+				t.Fatalf("rule %s has no fixtures in %s", r.ID, dir)
+			}
+			st := Run(t, r, dir)
+			if st.Positive == 0 {
+				t.Errorf("rule %s has no positive fixture (a file with # want)", r.ID)
+			}
+			if st.Negative == 0 {
+				t.Errorf("rule %s has no negative fixture (a file without # want)", r.ID)
+			}
+		})
+	}
+}
