@@ -41,26 +41,32 @@ func BenchmarkFullRun(b *testing.B) {
 			if _, err := corpus.Generate(dir, n); err != nil {
 				b.Fatal(err)
 			}
-			f, err := report.New("json", report.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			all := rules.All()
-			b.ResetTimer()
-			for b.Loop() {
-				ws, err := load.Load(context.Background(), load.Options{Paths: []string{dir}, Root: dir})
-				if err != nil {
-					b.Fatal(err)
-				}
-				out, err := engine.Run(context.Background(), ws, all)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := f.Format(io.Discard, &report.Result{Findings: out.Findings, Rules: all, Target: ws.Target}); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchFullRun(b, dir)
 			b.ReportMetric(float64(n), "files/op")
 		})
+	}
+}
+
+// benchFullRun times the whole pipeline on dir: load, every Go rule, JSON report.
+func benchFullRun(b *testing.B, dir string) {
+	b.Helper()
+	f, err := report.New("json", report.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := rules.All()
+	b.ResetTimer()
+	for b.Loop() {
+		ws, err := load.Load(context.Background(), load.Options{Paths: []string{dir}, Root: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := engine.Run(context.Background(), ws, all)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Format(io.Discard, &report.Result{Findings: out.Findings, Rules: all, Target: ws.Target}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

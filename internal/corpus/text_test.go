@@ -3,13 +3,11 @@ package corpus_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/corpus"
 	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
 )
@@ -87,25 +85,7 @@ func BenchmarkFullRunText(b *testing.B) {
 			if _, err := corpus.GenerateText(dir, n); err != nil {
 				b.Fatal(err)
 			}
-			f, err := report.New("json", report.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			all := rules.All()
-			b.ResetTimer()
-			for b.Loop() {
-				ws, err := load.Load(context.Background(), load.Options{Paths: []string{dir}, Root: dir})
-				if err != nil {
-					b.Fatal(err)
-				}
-				out, err := engine.Run(context.Background(), ws, all)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := f.Format(io.Discard, &report.Result{Findings: out.Findings, Rules: all, Target: ws.Target}); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchFullRun(b, dir)
 		})
 	}
 }
