@@ -3,6 +3,7 @@ package checker
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -64,6 +65,19 @@ type File struct {
 	// with its placeholders neutralised).
 	Parent        *File
 	ParentOffsets []int
+
+	memo sync.Map
+}
+
+// Memo returns the value compute produces for key, computed once per file (a concurrent
+// first call may compute it twice and keep one). The loader and the rules use it to share one
+// parse of a file, such as its shell commands, instead of each parsing it again.
+func (f *File) Memo(key any, compute func() any) any {
+	if v, ok := f.memo.Load(key); ok {
+		return v
+	}
+	v, _ := f.memo.LoadOrStore(key, compute())
+	return v
 }
 
 // Outer returns the real file holding f.

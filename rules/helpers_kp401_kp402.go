@@ -71,7 +71,7 @@ func kp4ForEachCommand(ws *checker.Workspace, needles []string, fn func(v *kp4Cm
 		if d == shell.DialectNone || d == shell.DialectFlags {
 			continue
 		}
-		s := shell.ParseFile(d, f.Content)
+		s := scriptOf(f, d)
 		kube := kp4ScriptKube(s)
 		ff := f
 		kp4VisitScript(s, kube, nil, nil, func(w shell.Word, a, b int) (checker.Position, checker.Position) {
@@ -465,4 +465,10 @@ func kp4ModeRelated(in *checker.Instance, m checker.Setting, t checker.Version) 
 		return nil
 	}
 	return []checker.Related{{Pos: pos, End: end, Message: in.Label + " runs in nftables mode at target " + t.String()}}
+}
+
+// scriptOf returns f's shell commands in dialect d, parsed once per file and shared with the
+// loader through checker.File.Memo.
+func scriptOf(f *checker.File, d shell.Dialect) *shell.Script {
+	return f.Memo(shell.MemoKey{Dialect: d}, func() any { return shell.ParseFile(d, f.Content) }).(*shell.Script)
 }

@@ -27,7 +27,7 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 	if d == shell.DialectNone || d == shell.DialectFlags || !bytes.Contains(f.Content, []byte("<<")) || !looksLikeKPC(f.Content) {
 		return nil
 	}
-	s := shell.ParseFile(d, f.Content)
+	s := scriptOf(f, d)
 	var probs []checker.LoadProblem
 	for i := range s.Heredocs {
 		h := &s.Heredocs[i]
@@ -66,7 +66,7 @@ func heredocTargets(ws *checker.Workspace) map[string][]*checker.Document {
 			continue
 		}
 		d := shell.DialectOf(f.Path, f.Content)
-		s := shell.ParseFile(d, f.Content)
+		s := scriptOf(f, d)
 		for _, h := range s.Heredocs {
 			if h.Command < 0 || h.Command >= len(s.Commands) || len(h.Offs) == 0 {
 				continue
@@ -101,4 +101,10 @@ func writeTarget(c *shell.Command) string {
 		}
 	}
 	return ""
+}
+
+// scriptOf returns f's shell commands in dialect d, parsed once per file and shared with the
+// rules through checker.File.Memo.
+func scriptOf(f *checker.File, d shell.Dialect) *shell.Script {
+	return f.Memo(shell.MemoKey{Dialect: d}, func() any { return shell.ParseFile(d, f.Content) }).(*shell.Script)
 }

@@ -30,7 +30,7 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 		if d == shell.DialectNone || (d != shell.DialectFlags && !strings.Contains(string(f.Content), "kube-proxy")) {
 			continue
 		}
-		s := shell.ParseFile(d, f.Content)
+		s := scriptOf(f, d)
 		var found []*checker.Instance
 		if d == shell.DialectFlags {
 			var words []shell.Word

@@ -132,6 +132,10 @@ func looksLikeFlagFile(content []byte) bool {
 	return n > 0
 }
 
+// MemoKey is the key under which a file's parsed Script is shared (checker.File.Memo): the
+// loader and the rules parse each text file once per dialect.
+type MemoKey struct{ Dialect Dialect }
+
 // ParseFile lexes the commands of a text file of dialect d. Template placeholders are
 // neutralised first (see Neutralize), so offsets are those of content.
 func ParseFile(d Dialect, content []byte) *Script {
