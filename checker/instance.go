@@ -300,6 +300,47 @@ func (in *Instance) NodePortAddresses() ([]string, Setting) {
 	return nil, Setting{Origin: OriginDefault}
 }
 
+// IsWindowsConfig reports whether a KubeProxyConfiguration is evidently for Windows: mode
+// kernelspace, or a winkernel section holding a value other than its default. kubeadm writes
+// the winkernel defaults (enableDSR: false, networkName: "", ...) into every kube-proxy
+// ConfigMap it generates, Linux or not, so a section of defaults is no evidence.
+func IsWindowsConfig(d *Document) bool {
+	if d == nil {
+		return false
+	}
+	if strings.EqualFold(strings.TrimSpace(d.Str(Path{"mode"})), ModeKernelspace) {
+		return true
+	}
+	_, wk := d.Lookup(Path{"winkernel"})
+	return wk != nil && hasNonDefaultScalar(wk)
+}
+
+// hasNonDefaultScalar reports whether a value below n is set to something other than an empty,
+// false, zero or null value.
+func hasNonDefaultScalar(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		switch strings.TrimSpace(n.Value) {
+		case "", "false", "False", "FALSE", "0", "null", "~", "{}", "[]":
+			return false
+		}
+		return true
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			if hasNonDefaultScalar(n.Content[i]) {
+				return true
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if hasNonDefaultScalar(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // nodeHasPlaceholder reports whether a scalar, or any scalar in a sequence, holds a template
 // placeholder.
 func nodeHasPlaceholder(n *yaml.Node) bool {

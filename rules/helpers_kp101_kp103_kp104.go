@@ -26,7 +26,7 @@ func isIPVSGate(name string) bool {
 // runsOnWindows reports whether kube-proxy instance in runs on Windows. The loader sets
 // Instance.Windows from a kubernetes.io/os: windows nodeSelector only; this also recognises a
 // kube-proxy.exe command line, and a standalone configuration that only makes sense on
-// Windows (mode kernelspace or a non-empty winkernel section).
+// Windows (mode kernelspace or winkernel values other than the defaults kubeadm writes).
 func runsOnWindows(in *checker.Instance) bool {
 	if in.Windows {
 		return true
@@ -38,7 +38,7 @@ func runsOnWindows(in *checker.Instance) bool {
 				continue
 			}
 			for _, n := range seq.Content {
-				if n.Kind == yaml.ScalarNode && strings.Contains(strings.ToLower(n.Value), "kube-proxy.exe") {
+				if n.Kind == yaml.ScalarNode && windowsCommandWord(n.Value) {
 					return true
 				}
 			}
@@ -48,11 +48,15 @@ func runsOnWindows(in *checker.Instance) bool {
 	if in.Config == nil {
 		return false
 	}
-	if strings.EqualFold(strings.TrimSpace(in.Config.Str(checker.Path{"mode"})), checker.ModeKernelspace) {
-		return true
-	}
-	_, wk := in.Config.Lookup(checker.Path{"winkernel"})
-	return wk != nil && wk.Kind == yaml.MappingNode && len(wk.Content) > 0
+	return checker.IsWindowsConfig(in.Config)
+}
+
+// windowsCommandWord reports whether a command or argument only runs on Windows: the
+// kube-proxy.exe binary, a PowerShell script or PowerShell itself.
+func windowsCommandWord(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "kube-proxy.exe") || strings.Contains(s, ".ps1") ||
+		strings.Contains(s, "powershell") || strings.Contains(s, "pwsh.exe")
 }
 
 // findingKeys remembers reported findings so that a configuration shared by several

@@ -36,7 +36,7 @@ func isYAMLName(name string) bool {
 // maybeConfigName is a file that could hold a KubeProxyConfiguration under another name.
 func maybeConfigName(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
-	case ".conf", ".cfg", ".config", "":
+	case ".conf", ".cfg", ".config", "", ".manifest":
 		return true
 	}
 	return false
@@ -79,6 +79,10 @@ func classify(name string, content []byte, explicit bool) fileClass {
 		return classText
 	}
 	if looksLikeKPC(content) {
+		return classYAML
+	}
+	if strings.EqualFold(filepath.Ext(name), ".manifest") && looksLikeManifest(content) {
+		// Static Pod manifests of the kube-up scripts (cluster/gce/manifests/kube-proxy.manifest).
 		return classYAML
 	}
 	for _, is := range textClassifiers {

@@ -66,7 +66,9 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 		if containers == nil || containers.Kind != yaml.SequenceNode {
 			continue
 		}
-		windows := d.Str(spec.Append("nodeSelector", "kubernetes.io/os")) == "windows"
+		windows := d.Str(spec.Append("nodeSelector", "kubernetes.io/os")) == "windows" ||
+			d.Str(spec.Append("nodeSelector", "beta.kubernetes.io/os")) == "windows" ||
+			d.Str(spec.Append("securityContext", "windowsOptions", "hostProcess")) == "true"
 		for i, c := range containers.Content {
 			cpath := spec.Append("containers", i)
 			argv := containerArgv(d, c, cpath)
@@ -74,7 +76,8 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 			if !ok {
 				continue
 			}
-			windows := windows || exe
+			windows := windows || exe || windowsImage(strNode(c, "image")) ||
+				lookupStr(c, checker.Path{"securityContext", "windowsOptions", "hostProcess"}) == "true"
 			in := &checker.Instance{
 				Kind:      checker.InstanceWorkload,
 				Label:     workloadLabel(d, c),
@@ -96,7 +99,7 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 			if d.Parent != nil {
 				label = "KubeProxyConfiguration in " + d.Parent.Ref().String() + " key " + d.ParentPath[len(d.ParentPath)-1]
 			}
-			out = append(out, &checker.Instance{Kind: checker.InstanceConfig, Label: label, Config: d, Windows: windowsConfig(d)})
+			out = append(out, &checker.Instance{Kind: checker.InstanceConfig, Label: label, Config: d, Windows: checker.IsWindowsConfig(d)})
 		}
 	}
 	return out
@@ -563,14 +566,19 @@ func strNode(n *yaml.Node, key string) string {
 	return v.Value
 }
 
-// windowsConfig reports whether a standalone configuration is evidently for Windows: mode
-// kernelspace or winkernel settings.
-func windowsConfig(d *checker.Document) bool {
-	if d.Str(checker.Path{"mode"}) == checker.ModeKernelspace {
-		return true
+// lookupStr returns the scalar at p below n, or "".
+func lookupStr(n *yaml.Node, p checker.Path) string {
+	if _, v := checker.LookupNode(n, p); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
 	}
-	_, w := d.Lookup(checker.Path{"winkernel"})
-	return w != nil && w.Kind == yaml.MappingNode && len(w.Content) > 0
+	return ""
+}
+
+// windowsImage reports whether an image reference names a Windows build
+// (sigwindowstools/kube-proxy:v1.33.0-calico-hostprocess, ...-windowsservercore-ltsc2022).
+func windowsImage(img string) bool {
+	img = strings.ToLower(img)
+	return strings.Contains(img, "windows") || strings.Contains(img, "hostprocess") || strings.Contains(img, "nanoserver") || strings.Contains(img, "ltsc20")
 }
 
 // isNegativeNumber reports whether s is a value like "-999" rather than a flag.

@@ -129,6 +129,7 @@ func baseName(s string) string {
 // isAssignment reports whether w is NAME=value.
 func isAssignment(w string) bool {
 	k, _, ok := strings.Cut(w, "=")
+	k = strings.TrimSuffix(k, "+") // NAME+=value appends
 	if !ok || k == "" {
 		return false
 	}
@@ -573,6 +574,15 @@ func (lx *lexer) word(i int) (Word, int) {
 			if (c == '<' || c == '>') && i+1 < end && src[i+1] == '(' {
 				// Process substitution <(...) stays part of the word.
 				j := lx.matchParen(i + 1)
+				for k := i; k < j; k++ {
+					add(src[k], k)
+				}
+				i = j
+				continue
+			}
+			if c == '(' && len(b) > 1 && b[len(b)-1] == '=' && isAssignment(string(b)) {
+				// An array assignment "NAME=(a b c)": its elements are data, not commands.
+				j := lx.matchParen(i)
 				for k := i; k < j; k++ {
 					add(src[k], k)
 				}

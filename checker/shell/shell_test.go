@@ -246,3 +246,34 @@ func TestNestedShell(t *testing.T) {
 		t.Errorf("exec form nested offsets %q", df[w.Pos:w.End])
 	}
 }
+
+// TestArrayAssignments: the elements of NAME=(...) are data, never commands, however they are
+// laid out (one per line, quoted, after declare/local, appended with +=).
+func TestArrayAssignments(t *testing.T) {
+	for _, src := range []string{
+		"services=(\n  coredns\n  kube-proxy\n  kube-scheduler\n)\necho done\n",
+		"declare -a CONTAINERS=(\"kube-apiserver\" \"kube-proxy\")\necho done\n",
+		"local list=( kube-proxy )\necho done\n",
+		"images+=(\n  registry.k8s.io/kube-proxy\n  kube-proxy\n)\necho done\n",
+	} {
+		s := Parse([]byte(src), 0, len(src), Options{})
+		for _, c := range s.Commands {
+			if c.Name() == "kube-proxy" {
+				t.Errorf("%q: array element read as a command: %v", src, words(c))
+			}
+		}
+		if last := s.Commands[len(s.Commands)-1]; last.Name() != "echo" {
+			t.Errorf("%q: the command after the array was lost: %v", src, words(last))
+		}
+	}
+	// A subshell after a command is still a subshell.
+	src := "true; (kube-proxy --proxy-mode=ipvs)\n"
+	s := Parse([]byte(src), 0, len(src), Options{})
+	found := false
+	for _, c := range s.Commands {
+		found = found || c.Name() == "kube-proxy"
+	}
+	if !found {
+		t.Errorf("kube-proxy in a subshell was not found: %+v", s.Commands)
+	}
+}
