@@ -15,7 +15,7 @@ import (
 
 func TestPipelineOrder(t *testing.T) {
 	want := []string{"run rules", "drop disabled", "inline suppressions", "quiet replaced", "exclusions", "skip paths",
-		"severity overrides", "dedupe", "baseline", "new from rev", "sort"}
+		"severity overrides", "cap test paths", "dedupe", "baseline", "new from rev", "sort"}
 	if got := Steps(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("pipeline steps = %q, want %q", got, want)
 	}

@@ -26,6 +26,12 @@ type Processing struct {
 	Skip []string
 	// Severity overrides the severity of every finding of a rule, by rule ID.
 	Severity map[string]checker.Severity
+	// TestDirs are directory names whose findings are at most warnings (test fixtures);
+	// nil means DefaultTestDirs, an empty non-nil slice caps nothing.
+	TestDirs []string
+	// LintedDirs are the directories named on the command line, slash-separated and relative
+	// to the workspace root; test paths are judged below them.
+	LintedDirs []string
 	// Baseline drops findings it lists; nil means no baseline.
 	Baseline *Baseline
 	// BaselineCovers reports whether a file was part of the run, so that baseline entries of

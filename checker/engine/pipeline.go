@@ -40,6 +40,8 @@ var pipeline = [...]step{
 	{"exclusions", exclude},
 	{"skip paths", skipPaths},
 	{"severity overrides", overrideSeverity},
+	// After the overrides: an error in a test fixture is a warning whatever the rule's severity.
+	{"cap test paths", capTestPaths},
 	{"dedupe", dedupe},
 	{"baseline", applyBaseline},
 	// Last filter: KP900 and stale baseline entries were judged on the whole tree before.

@@ -160,3 +160,38 @@ func TestParseBaselineErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCapTestPaths(t *testing.T) {
+	mk := func(file string, sev checker.Severity) checker.Finding {
+		return checker.Finding{RuleID: "KP101", Severity: sev, Message: "mode is not set", Pos: checker.Position{Filename: file, Line: 3, Column: 1}}
+	}
+	out := &Outcome{Findings: []checker.Finding{
+		mk("clusters/prod/kube-proxy.yaml", checker.SeverityError),
+		mk("test/e2e/kube-proxy.yaml", checker.SeverityError),
+		mk("pkg/tests/golden.yaml", checker.SeverityInfo),
+		mk("hack/fixtures/kind.yaml", checker.SeverityError),
+		mk("fixtures/repos/demo/kube-proxy.yaml", checker.SeverityError),
+		mk("attest/kube-proxy.yaml", checker.SeverityError),
+	}}
+	st := &state{out: out, proc: Processing{LintedDirs: []string{"fixtures/repos/demo"}}}
+	if err := capTestPaths(st); err != nil {
+		t.Fatal(err)
+	}
+	want := []checker.Severity{checker.SeverityError, checker.SeverityWarning, checker.SeverityInfo, checker.SeverityWarning, checker.SeverityError, checker.SeverityError}
+	for i, f := range out.Findings {
+		if f.Severity != want[i] {
+			t.Errorf("%s: severity %s, want %s", f.Pos.Filename, f.Severity, want[i])
+		}
+		capped := strings.HasSuffix(f.Message, testPathNote)
+		if capped != (i == 1 || i == 3) {
+			t.Errorf("%s: message %q", f.Pos.Filename, f.Message)
+		}
+	}
+	// An empty list turns the cap off.
+	out = &Outcome{Findings: []checker.Finding{mk("test/kube-proxy.yaml", checker.SeverityError)}}
+	st = &state{out: out, proc: Processing{TestDirs: []string{}}}
+	_ = capTestPaths(st)
+	if out.Findings[0].Severity != checker.SeverityError {
+		t.Error("TestDirs: [] still capped")
+	}
+}

@@ -79,6 +79,11 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	notice := func(name, msg string) {
 		probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: name}, Message: msg})
 	}
+	var td *testdataSkips
+	tdFiles := map[string]int{}
+	if !opts.IncludeTestdata {
+		td = &testdataSkips{}
+	}
 	var picked []treeEntry
 	var explicit []bool
 	var links []treeEntry
@@ -97,6 +102,12 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		}
 		if !exact && (skippedDir(e.name, selected[sel]) || ig.Ignored(e.name, false)) {
 			continue
+		}
+		if !exact && td != nil {
+			if d := testdataBelow(e.name, selected[sel]); d != "" {
+				tdFiles[d]++
+				continue
+			}
 		}
 		switch e.mode {
 		case "120000":
@@ -119,6 +130,12 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		if !ok {
 			return nil, fmt.Errorf("lint %s: no such file or directory in %s", opts.Paths[i], rev)
 		}
+	}
+	if td != nil {
+		for d, n := range tdFiles {
+			td.add(d, n)
+		}
+		probs = append(probs, td.notice()...)
 	}
 	if len(links) > 0 {
 		targets, err := catBlobs(ctx, top, links)
@@ -189,6 +206,19 @@ func repoPaths(top, dir string, paths []string) ([]string, error) {
 		sel = append(sel, rel)
 	}
 	return sel, nil
+}
+
+// testdataBelow returns the first testdata directory between the selected path and the file
+// name, or "".
+func testdataBelow(name, selected string) string {
+	rest := strings.TrimPrefix(strings.TrimPrefix(name, selected), "/")
+	dirs := strings.Split(rest, "/")
+	for i, d := range dirs[:len(dirs)-1] {
+		if d == testdataDir {
+			return strings.TrimPrefix(selected+"/"+strings.Join(dirs[:i+1], "/"), "/")
+		}
+	}
+	return ""
 }
 
 // skippedDir reports whether a directory between the selected path and the file is one

@@ -35,6 +35,10 @@ type Options struct {
 	MaxFileSize int64
 	// Workers bounds parallel decoding; 0 means GOMAXPROCS.
 	Workers int
+	// IncludeTestdata walks directories named testdata too; by default they are skipped, as
+	// Go tools skip them (their files are test inputs, not the user's clusters). A testdata
+	// directory named on the command line is always read.
+	IncludeTestdata bool
 }
 
 // DefaultMaxFileSize is the largest file decoded by default. Kubernetes objects are limited

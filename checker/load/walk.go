@@ -23,6 +23,33 @@ type input struct {
 // skipDirs are never descended into.
 var skipDirs = map[string]bool{".git": true, "vendor": true, "node_modules": true}
 
+// testdataDir is the directory name Go tools skip; Load skips it unless
+// Options.IncludeTestdata is set.
+const testdataDir = "testdata"
+
+// testdataSkips counts what skipping testdata directories left out, for one notice.
+type testdataSkips struct {
+	first       string
+	dirs, files int
+}
+
+func (t *testdataSkips) add(dir string, files int) {
+	if t.first == "" || dir < t.first {
+		t.first = dir
+	}
+	t.dirs++
+	t.files += files
+}
+
+// notice is the one load notice that says how much was skipped, or nil.
+func (t *testdataSkips) notice() []checker.LoadProblem {
+	if t.dirs == 0 {
+		return nil
+	}
+	return []checker.LoadProblem{{Pos: checker.Position{Filename: t.first}, Message: fmt.Sprintf(
+		"skipped %d files in %d testdata directories (test inputs, not clusters); --include-testdata lints them", t.files, t.dirs)}}
+}
+
 // collect expands the paths into the files to load.
 func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 	root := opts.Root
@@ -40,6 +67,10 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 	var ins []input
 	var probs []checker.LoadProblem
 	seen := map[string]bool{}
+	var td *testdataSkips
+	if !opts.IncludeTestdata {
+		td = &testdataSkips{}
+	}
 	for _, p := range paths {
 		if p == "-" {
 			if opts.Stdin == nil {
@@ -72,9 +103,12 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 			}
 			continue
 		}
-		walked, wp := walkDir(absRoot, abs, seen)
+		walked, wp := walkDir(absRoot, abs, seen, td)
 		ins = append(ins, walked...)
 		probs = append(probs, wp...)
+	}
+	if td != nil {
+		probs = append(probs, td.notice()...)
 	}
 	return ins, probs, absRoot, nil
 }
@@ -95,8 +129,9 @@ func relName(root, abs string) string {
 }
 
 // walkDir lists candidate files below dir, honouring .gitignore files and skipping symlinks
-// that loop, dangle or leave the tree.
-func walkDir(root, dir string, seen map[string]bool) ([]input, []checker.LoadProblem) {
+// that loop, dangle or leave the tree. With td set, testdata directories below dir are
+// skipped and counted in td.
+func walkDir(root, dir string, seen map[string]bool, td *testdataSkips) ([]input, []checker.LoadProblem) {
 	var ins []input
 	var probs []checker.LoadProblem
 	ig := NewIgnorer()
@@ -116,6 +151,10 @@ func walkDir(root, dir string, seen map[string]bool) ([]input, []checker.LoadPro
 		}
 		if e.IsDir() {
 			if path != dir && (skipDirs[e.Name()] || ig.Ignored(rel, true)) {
+				return fs.SkipDir
+			}
+			if path != dir && td != nil && e.Name() == testdataDir {
+				td.add(relName(root, path), countFiles(path))
 				return fs.SkipDir
 			}
 			if b, err := os.ReadFile(filepath.Join(path, ".gitignore")); err == nil {
@@ -155,6 +194,18 @@ func walkDir(root, dir string, seen map[string]bool) ([]input, []checker.LoadPro
 		return nil
 	})
 	return ins, probs
+}
+
+// countFiles counts the regular files below dir, without reading them.
+func countFiles(dir string) int {
+	n := 0
+	_ = filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
 }
 
 // readAndParse reads one input and decodes it. It returns a nil file when the file is not

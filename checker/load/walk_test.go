@@ -112,3 +112,42 @@ func TestMissingPath(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestTestdataSkipped: testdata directories are skipped with one notice that counts their
+// files, unless IncludeTestdata is set or the directory is named on the command line.
+func TestTestdataSkipped(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "clusters/prod/kube-proxy.yaml", kpc)
+	write(t, dir, "pkg/testdata/a.yaml", kpc)
+	write(t, dir, "pkg/testdata/sub/b.yaml", kpc)
+	write(t, dir, "other/testdata/c.sh", "#!/bin/sh\nkube-proxy --proxy-mode=ipvs\n")
+	names := func(opts Options) ([]string, []string) {
+		ws, err := Load(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs, ps []string
+		for _, f := range ws.Files {
+			fs = append(fs, f.Path)
+		}
+		for _, p := range ws.Problems {
+			ps = append(ps, p.Pos.Filename+": "+p.Message)
+		}
+		return fs, ps
+	}
+	files, probs := names(Options{Paths: []string{dir}, Root: dir})
+	if strings.Join(files, ",") != "clusters/prod/kube-proxy.yaml" {
+		t.Errorf("files = %v", files)
+	}
+	if len(probs) != 1 || !strings.Contains(probs[0], "skipped 3 files in 2 testdata directories") || !strings.HasPrefix(probs[0], "other/testdata: ") {
+		t.Errorf("notices = %q", probs)
+	}
+	files, probs = names(Options{Paths: []string{dir}, Root: dir, IncludeTestdata: true})
+	if len(files) != 4 || len(probs) != 0 {
+		t.Errorf("with IncludeTestdata: files %v, notices %q", files, probs)
+	}
+	files, _ = names(Options{Paths: []string{filepath.Join(dir, "pkg", "testdata")}, Root: dir})
+	if len(files) != 2 {
+		t.Errorf("a testdata directory named on the command line: files %v", files)
+	}
+}

@@ -73,6 +73,18 @@ func configureProcessing(f *lintFlags, cfg *lintConfig, conf *config.Config, all
 		return err
 	}
 	proc.Registry = all
+	cfg.includeTestdata = cfg.includeTestdata || conf.IncludeTestdata
+	for _, p := range cfg.paths {
+		if p == "-" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if st, serr := os.Stat(p); err == nil && serr == nil && st.IsDir() {
+			if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				proc.LintedDirs = append(proc.LintedDirs, filepath.ToSlash(rel))
+			}
+		}
+	}
 	cfg.policyDirs = conf.Policies()
 	cfg.explicitOutputs = len(f.formats) > 0
 	cfg.targetSource = f.cfg.targetSource

@@ -61,11 +61,12 @@ func (g *gitFlags) validate(paths []string) error {
 // (--only-files), or the paths on the command line. It returns the source root too.
 func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig) (*checker.Workspace, string, error) {
 	opts := load.Options{
-		Paths:       cfg.paths,
-		Stdin:       c.stdin,
-		StdinName:   cfg.stdinName,
-		Target:      cfg.target,
-		MaxFileSize: cfg.maxSize,
+		Paths:           cfg.paths,
+		Stdin:           c.stdin,
+		StdinName:       cfg.stdinName,
+		Target:          cfg.target,
+		MaxFileSize:     cfg.maxSize,
+		IncludeTestdata: cfg.includeTestdata,
 	}
 	if cfg.git.rev != "" {
 		ws, err := safeLoadGit(ctx, cfg.git.rev, opts)

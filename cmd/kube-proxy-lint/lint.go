@@ -31,11 +31,13 @@ type lintFlags struct {
 	policyTimeout time.Duration
 	stdinName     string
 	maxFileSize   int64
-	git           gitFlags
-	quiet         bool
-	debug         bool
-	version       bool
-	help          bool
+	// includeTestdata walks testdata directories too.
+	includeTestdata bool
+	git             gitFlags
+	quiet           bool
+	debug           bool
+	version         bool
+	help            bool
 	// Configuration file, suppressions and baseline (configfile.go, baseline.go).
 	cfg           configFlags
 	failOnSet     bool
@@ -61,6 +63,7 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.StringVar(&f.writeBaseline, "write-baseline", "", "write every current finding to the baseline `FILE` and exit 0")
 	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
 	fs.Int64Var(&f.maxFileSize, "max-file-size", load.DefaultMaxFileSize, "skip files larger than `BYTES` with a notice")
+	fs.BoolVar(&f.includeTestdata, "include-testdata", false, "also lint directories named testdata (skipped by default, as Go tools do)")
 	f.git.register(fs)
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notices about skipped files to stderr")
 	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
@@ -127,6 +130,8 @@ type lintConfig struct {
 	quiet     bool
 	git       gitFlags
 	debug     bool
+	// includeTestdata: --include-testdata or the config file's include-testdata.
+	includeTestdata bool
 	// proc configures the processors: config exclusions, skip, severity, suppressions,
 	// baseline. writeBaseline is the --write-baseline file; explicitOutputs tells whether
 	// --format was given; policyDirs are the config file's policy-dirs, for the policy loader.
@@ -161,7 +166,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
 func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
-	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, git: f.git}
+	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, git: f.git, includeTestdata: f.includeTestdata}
 	if err := f.git.validate(args); err != nil {
 		return nil, err
 	}

@@ -51,6 +51,11 @@ type Config struct {
 	PolicyDirs []string `yaml:"policy-dirs,omitempty"`
 	// Skip lists path globs whose findings are not reported.
 	Skip []string `yaml:"skip,omitempty"`
+	// IncludeTestdata walks testdata directories too (skipped by default).
+	IncludeTestdata bool `yaml:"include-testdata,omitempty"`
+	// TestDirs are the directory names whose findings are at most warnings; nil means the
+	// default list, an empty list caps nothing.
+	TestDirs []string `yaml:"test-dirs,omitempty"`
 
 	// refs are the rule names the file uses, with their positions, for CheckRules.
 	refs []ruleRef
@@ -126,7 +131,7 @@ func Load(path string) (*Config, error) {
 
 // keys are the top-level keys, in the order of the documentation.
 var keys = []string{"version", "target-version", "fail-on", "enable", "disable", "severity",
-	"inline-suppressions", "exclusions", "policy-dirs", "skip"}
+	"inline-suppressions", "exclusions", "policy-dirs", "skip", "include-testdata", "test-dirs"}
 
 var exclusionKeys = []string{"rules", "paths", "message", "reason"}
 
@@ -196,6 +201,13 @@ func Parse(name string, data []byte) (*Config, error) {
 			c.Exclusions = p.exclusions(c, v)
 		case "policy-dirs":
 			c.PolicyDirs = p.strList(v)
+		case "include-testdata":
+			c.IncludeTestdata = p.boolean(v)
+		case "test-dirs":
+			c.TestDirs = p.strList(v)
+			if c.TestDirs == nil {
+				c.TestDirs = []string{}
+			}
 		case "skip":
 			c.Skip = p.strList(v)
 			for i, g := range c.Skip {
@@ -262,6 +274,7 @@ func (c *Config) Processing(registry []*checker.Rule, root string) (engine.Proce
 		}
 	}
 	p.NoInlineSuppressions = c.InlineSuppressions != nil && !*c.InlineSuppressions
+	p.TestDirs = c.TestDirs
 	return p, nil
 }
 
