@@ -39,18 +39,3 @@ const (
 	ModeNFTables    = "nftables"
 	ModeKernelspace = "kernelspace"
 )
-
-// placeholderMarkers open template placeholders of Helm/Go templates, Jinja2, ERB, shell and
-// Terraform interpolation, and envsubst.
-var placeholderMarkers = []string{"{{", "{%", "<%", "${", "$(", "@@"}
-
-// HasPlaceholder reports whether a value holds a template placeholder. A placeholder is never
-// a finding: its real value is only known when the template is rendered.
-func HasPlaceholder(s string) bool {
-	for _, m := range placeholderMarkers {
-		if strings.Contains(s, m) {
-			return true
-		}
-	}
-	return false
-}

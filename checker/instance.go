@@ -44,6 +44,10 @@ type Instance struct {
 	Windows bool
 	// Flags are the command-line flags in order.
 	Flags []Flag
+	// FlagsUnknown is set when the command line holds a placeholder that may carry more flags
+	// (`{{ range .Values.args }}`, "$(EXTRA_ARGS)", `{{ toYaml .Values.extraArgs }}`): a flag
+	// that does not show may still be set, so its setting is unknown, not the default.
+	FlagsUnknown bool
 	// Config is the KubeProxyConfiguration document in use, if found.
 	Config *Document
 	// ConfigVia lists how --config was resolved (volume mount, volume, ConfigMap key).
@@ -171,6 +175,10 @@ func (in *Instance) Mode(target Version) Setting {
 			}
 			return Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"mode"}}
 		}
+		if in.Config.Open {
+			// A whole-body placeholder may set the mode.
+			return Setting{Origin: OriginUnknown, Doc: in.Config, Path: Path{"mode"}}
+		}
 		return Setting{Value: DefaultMode(target, in.Windows), Origin: OriginDefault, Doc: in.Config, Path: Path{"mode"}}
 	}
 	if f := in.Flag("proxy-mode"); f != nil && f.Value != "" {
@@ -178,6 +186,9 @@ func (in *Instance) Mode(target Version) Setting {
 			return Setting{Origin: OriginUnknown, Flag: f}
 		}
 		return Setting{Value: f.Value, Origin: OriginFlag, Flag: f}
+	}
+	if in.FlagsUnknown {
+		return Setting{Origin: OriginUnknown}
 	}
 	return Setting{Value: DefaultMode(target, in.Windows), Origin: OriginDefault}
 }
@@ -207,6 +218,9 @@ func (in *Instance) FeatureGates() []GateSetting {
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i], m.Content[i+1]
+			if HasPlaceholder(k.Value) || nodeHasPlaceholder(v) {
+				continue // unknown until the template is rendered
+			}
 			g := GateSetting{Name: k.Value, Raw: v.Value, Setting: Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"featureGates", k.Value}}}
 			b, ok := YAML11Bool(v)
 			g.Value, g.Invalid = b, !ok
@@ -221,7 +235,7 @@ func (in *Instance) FeatureGates() []GateSetting {
 		}
 		for _, kv := range strings.Split(f.Value, ",") {
 			kv = strings.TrimSpace(kv)
-			if kv == "" {
+			if kv == "" || HasPlaceholder(kv) {
 				continue
 			}
 			name, val, hasEq := strings.Cut(kv, "=")
@@ -281,6 +295,9 @@ func (in *Instance) NodePortAddresses() ([]string, Setting) {
 		if c := in.KPC(); c != nil && len(c.NodePortAddresses) > 0 {
 			return c.NodePortAddresses, Setting{Origin: OriginConfig, Doc: in.Config, Path: Path{"nodePortAddresses"}}
 		}
+		if in.Config.Open {
+			return nil, Setting{Origin: OriginUnknown, Doc: in.Config, Path: Path{"nodePortAddresses"}}
+		}
 		return nil, Setting{Origin: OriginDefault, Doc: in.Config, Path: Path{"nodePortAddresses"}}
 	}
 	if f := in.Flag("nodeport-addresses"); f != nil && f.Value != "" {
@@ -296,6 +313,9 @@ func (in *Instance) NodePortAddresses() ([]string, Setting) {
 		if v, s, ok := in.installerNodePortAddresses(); ok {
 			return v, s
 		}
+	}
+	if in.FlagsUnknown {
+		return nil, Setting{Origin: OriginUnknown}
 	}
 	return nil, Setting{Origin: OriginDefault}
 }

@@ -65,6 +65,12 @@ type File struct {
 	// with its placeholders neutralised).
 	Parent        *File
 	ParentOffsets []int
+	// Masked is set on the virtual file decoded from a templated file or heredoc body whose
+	// placeholders were masked (checker.MaskTemplate); the loader gives the masked scalars
+	// their true text back, so nothing downstream sees masked text.
+	Masked bool
+	// Open lists the output placeholders alone on their lines, in the real file's lines.
+	Open []OpenPlaceholder
 
 	memo sync.Map
 }
@@ -135,6 +141,11 @@ type Document struct {
 	ParentPath Path
 	// Embedded lists the documents decoded from this document's scalars.
 	Embedded []*Document
+
+	// Open is set when an output placeholder alone on its line lies in the document (a
+	// whole-body placeholder such as `{{ toYaml .Values.config | nindent 4 }}`): a setting
+	// the document does not show may still be set, so it is unknown, not unset.
+	Open bool
 
 	// generic caches Generic(); see generic.go.
 	generic genericCache

@@ -31,6 +31,37 @@ type kp4CmdVisit struct {
 	// kube is true when the file evidently concerns Kubernetes (a manifest, or a script that
 	// names kube-proxy, kubectl, kubeadm, kubelet, kube-ipvs0 or a KUBE- chain).
 	kube bool
+	// bestEffort is set for an Ansible task whose failure is ignored (ignore_errors: true,
+	// failed_when: false); modeGuard for one whose when: condition names ipvs.
+	bestEffort, modeGuard bool
+}
+
+// kp4TaskGuards reads an Ansible task's failure handling and conditions.
+func kp4TaskGuards(task *yaml.Node) (bestEffort, modeGuard bool) {
+	for i := 0; i+1 < len(task.Content); i += 2 {
+		k, v := task.Content[i].Value, task.Content[i+1]
+		switch k {
+		case "ignore_errors":
+			b, ok := checker.YAML11Bool(v)
+			bestEffort = bestEffort || (ok && b) || checker.HasPlaceholder(v.Value)
+		case "failed_when":
+			b, ok := checker.YAML11Bool(v)
+			bestEffort = bestEffort || (ok && !b)
+		case "when":
+			var b strings.Builder
+			var walk func(n *yaml.Node)
+			walk = func(n *yaml.Node) {
+				b.WriteString(n.Value)
+				b.WriteByte(' ')
+				for _, c := range n.Content {
+					walk(c)
+				}
+			}
+			walk(v)
+			modeGuard = modeGuard || strings.Contains(strings.ToLower(b.String()), "ipvs")
+		}
+	}
+	return bestEffort, modeGuard
 }
 
 var kp4KubeContextRe = regexp.MustCompile(`kube-proxy|kubectl|kubeadm|kubelet|kube-ipvs0|KUBE-|k3s|rke2|kubernetes`)
@@ -145,6 +176,14 @@ var kp4ScriptKeys = map[string]bool{
 func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key string, fn func(v *kp4CmdVisit)) {
 	switch n.Kind {
 	case yaml.MappingNode:
+		if be, mg := kp4TaskGuards(n); be || mg {
+			inner := fn
+			fn = func(v *kp4CmdVisit) {
+				v.bestEffort = v.bestEffort || be
+				v.modeGuard = v.modeGuard || mg
+				inner(v)
+			}
+		}
 		// A container (or anything) with command/args sequences: one argv.
 		var argv []*yaml.Node
 		var argvPath checker.Path

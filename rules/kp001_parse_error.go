@@ -60,11 +60,20 @@ func runKP001(p *checker.Pass) error {
 	for _, f := range p.Workspace.Files {
 		files[f.Path] = f
 	}
+	related := kp001RelatedDocs(p.Workspace)
 	for _, pr := range p.Workspace.Problems {
 		if !pr.Manifest {
 			continue
 		}
 		f := files[pr.Pos.Filename]
+		if pr.Document != nil && !related[pr.Document] {
+			// A Deployment with a <CPU_REQUESTS> placeholder is not ours to judge.
+			continue
+		}
+		if pr.Document == nil && (f == nil || !kp001RelatedRe.Match(f.Content)) {
+			// A broken file that says nothing of kube-proxy or an installer: a notice only.
+			continue
+		}
 		if f != nil && f.Templated && kp001NearTemplate(f, pr.Pos.Line) {
 			// A placeholder such as `replicas: {{ .Values.n }}` decodes as a mapping: the
 			// template engine, not the YAML, decides what the value becomes.
@@ -81,6 +90,40 @@ func runKP001(p *checker.Pass) error {
 		p.Report(fd)
 	}
 	return nil
+}
+
+// kp001RelatedRe matches files that concern kube-proxy or an installer that configures it.
+var kp001RelatedRe = regexp.MustCompile(`(?i)kube-?proxy|kube_proxy|proxy-mode|proxyMode|kubeadm\.k8s\.io|kind\.x-k8s\.io|kops\.k8s\.io|talos\.dev|eksctl\.io|k3s|rke2|kubespray|KubeProxyConfiguration`)
+
+// kp001RelatedDocs are the documents KP001 judges: kube-proxy configurations, the workloads
+// and ConfigMaps of kube-proxy instances, installer configs, and documents of files that name
+// kube-proxy.
+func kp001RelatedDocs(ws *checker.Workspace) map[*checker.Document]bool {
+	out := map[*checker.Document]bool{}
+	for _, in := range ws.Instances {
+		for _, d := range []*checker.Document{in.Workload, in.Config} {
+			for ; d != nil; d = d.Parent {
+				out[d] = true
+			}
+		}
+		if in.Installer != nil && in.Installer.Doc != nil {
+			out[in.Installer.Doc] = true
+		}
+	}
+	for _, d := range ws.Docs {
+		if out[d] {
+			continue
+		}
+		if d.Kind == "KubeProxyConfiguration" || strings.Contains(d.Name, "kube-proxy") || strings.Contains(d.APIVersion, "kubeadm.k8s.io") ||
+			strings.Contains(d.APIVersion, "kind.x-k8s.io") || strings.Contains(d.APIVersion, "kops.k8s.io") || strings.Contains(d.APIVersion, "eksctl.io") {
+			out[d] = true
+			continue
+		}
+		if (d.Kind == "DaemonSet" || d.Kind == "Pod" || d.Kind == "ConfigMap") && kp001RelatedRe.Match(d.File.Outer().Content) {
+			out[d] = true
+		}
+	}
+	return out
 }
 
 // kp001Locate refines a type error: it names the offending value, and moves duration errors

@@ -639,7 +639,8 @@ func (k *kp003) flags(in *checker.Instance) {
 	}
 	get := func(name string) *checker.Flag {
 		f := in.Flag(name)
-		if f == nil || !f.HasValue {
+		if f == nil || !f.HasValue || checker.HasPlaceholder(f.Value) {
+			// A placeholder's value is unknown, never invalid.
 			return nil
 		}
 		return f

@@ -112,13 +112,16 @@ type kp106Source struct {
 	doc  *checker.Document
 	mode string
 	set  bool
+	// unknown: the mode is a placeholder, or the document is open to a whole-body
+	// placeholder that may set it; no comparison is made with it.
+	unknown bool
 }
 
 func kp106SourceOf(d *checker.Document, t checker.Version) kp106Source {
 	if m := strings.TrimSpace(d.Str(checker.Path{"mode"})); m != "" {
-		return kp106Source{doc: d, mode: m, set: true}
+		return kp106Source{doc: d, mode: m, set: true, unknown: checker.HasPlaceholder(m)}
 	}
-	return kp106Source{doc: d, mode: checker.DefaultMode(t, false)}
+	return kp106Source{doc: d, mode: checker.DefaultMode(t, false), unknown: d.Open}
 }
 
 // where returns the position of the source's mode line, or of its kind line when mode is unset.
@@ -165,7 +168,7 @@ func kp106Kubeadm(p *checker.Pass) {
 	}
 	for _, cm := range cms {
 		for _, ka := range kp106Nearest(cm, kubeadm) {
-			if ka.mode == cm.mode {
+			if ka.mode == cm.mode || ka.unknown || cm.unknown {
 				continue
 			}
 			pos, end := cm.where()

@@ -84,6 +84,9 @@ func runKP205(p *checker.Pass) error {
 func kp205Check(p *checker.Pass, cm, conf *checker.Document, ka *checker.Instance) {
 	kfile := ka.Source.Path
 	cmMode := kp106SourceOf(conf, p.Target)
+	if cmMode.unknown || ka.Installer.Doc.Open {
+		return
+	}
 	kpos, kend := ka.Installer.Doc.KindPos()
 	if ka.Config == nil {
 		pos, end, _ := cm.KeyPos(checker.Path{"data", "config.conf"})
@@ -94,7 +97,7 @@ func kp205Check(p *checker.Pass, cm, conf *checker.Document, ka *checker.Instanc
 		return
 	}
 	kaMode := kp106SourceOf(ka.Config, p.Target)
-	if kaMode.mode == cmMode.mode {
+	if kaMode.mode == cmMode.mode || kaMode.unknown || cmMode.unknown {
 		return
 	}
 	pos, end := cmMode.where()

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -45,9 +46,43 @@ ip addr show dev kube-ipvs0 | grep -q 10.96.0.10 || exit 1
 kubectl -n kube-system get service kube-dns -o jsonpath='{.spec.clusterIP}' | grep -q 10.96.0.10 || exit 1
 `,
 		Since:        "0.1.0",
-		SeverityText: "warning; info when the command is guarded by an ipvs-mode condition",
+		SeverityText: "warning; info when the command is guarded by an ipvs-mode condition, its failure is ignored (`|| true`, Ansible `ignore_errors`), it only probes (output to /dev/null, `command -v ipvsadm` in the file), or it sits in a teardown or diagnostics script (killall, uninstall, reset, cleanup, log collector)",
 	},
 	Run: runKP402,
+}
+
+// kp402TeardownRe matches the paths of teardown and diagnostics scripts (killall, uninstall,
+// reset, cleanup, log collectors): they touch ipvs state only if it is there.
+var kp402TeardownRe = regexp.MustCompile(`(?i)(^|[/_.-])(killall|uninstall|reset|teardown|cleanup|clean-up|clean_up|destroy|log-collector|collect-logs|sosreport|must-gather)([/_.-]|$)`)
+
+// kp402ExistsRe matches a check that the ipvs tooling or interface is there at all.
+var kp402ExistsRe = regexp.MustCompile(`(command -v|which|type|hash)\s+ipvsadm|-[edf]\s+"?/sys/class/net/kube-ipvs0|ip link show kube-ipvs0`)
+
+// kp402Tolerant reports whether a command runs where ipvs state may be absent without harm: a
+// teardown or diagnostics script, a file that checks that ipvsadm exists before using it, a
+// command whose failure is ignored (|| true, || :) or whose output is discarded to probe.
+func kp402Tolerant(c *shell.Command, f *checker.File, pos checker.Position) bool {
+	if kp402TeardownRe.MatchString(pos.Filename) {
+		return true
+	}
+	for _, r := range c.Redirects {
+		if r.Target.Text == "/dev/null" && (r.Op == ">" || r.Op == "&>" || r.Op == ">>") {
+			return true
+		}
+	}
+	if f == nil {
+		return false
+	}
+	if kp402ExistsRe.Match(f.Content) {
+		return true
+	}
+	if pos.Line >= 1 && pos.Line <= f.Lines.Lines() {
+		line := f.Lines.LineText(pos.Line)
+		if strings.Contains(line, "|| true") || strings.Contains(line, "|| :") || strings.Contains(line, "||true") {
+			return true
+		}
+	}
+	return false
 }
 
 // kp402NetPrograms take an interface name as an argument.
@@ -58,14 +93,22 @@ var kp402NetPrograms = map[string]bool{
 
 func runKP402(p *checker.Pass) error {
 	seen := findingKeys{}
+	files := map[string]*checker.File{}
+	for _, f := range p.Workspace.Files {
+		files[f.Path] = f
+	}
 	kp4ForEachCommand(p.Workspace, []string{"kube-ipvs0", "ipvsadm", "KUBE-"}, func(v *kp4CmdVisit) {
-		guarded := kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS)
+		guarded := kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS) || v.modeGuard
 		report := func(what string, pos, end checker.Position) {
 			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path, Severity: checker.SeverityWarning,
 				Message: what + ", which only kube-proxy's ipvs mode creates; it is gone in iptables and nftables mode"}
-			if guarded {
+			switch {
+			case guarded:
 				f.Severity = checker.SeverityInfo
 				f.Message = what + " under an ipvs-mode condition: fine while ipvs is in use, remove it after the migration"
+			case v.bestEffort || kp402Tolerant(v.cmd, files[pos.Filename], pos):
+				f.Severity = checker.SeverityInfo
+				f.Message = what + " in a best-effort, guarded or teardown step that tolerates its absence: harmless after the migration, remove it then"
 			}
 			if seen.first(f.Pos, f.Message) {
 				p.Report(f)

@@ -20,7 +20,7 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 	// Only documents without a kind (cloud-init, Ansible, Helm values): Kubernetes and
 	// installer objects (kind's kubeadmConfigPatches, Talos) have their own decoders, and
 	// partial patches are not configurations.
-	if d.Kind != "" || d.Node == nil || d.File.Parent != nil && d.File.ParentOffsets != nil ||
+	if d.Kind != "" || d.Node == nil || d.File.Parent != nil && !d.File.Masked ||
 		!bytes.Contains(d.File.Content, []byte("KubeProxyConfiguration")) {
 		return nil
 	}

@@ -34,21 +34,29 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 		if !looksLikeKPC(h.Body) {
 			continue
 		}
-		body := h.Body
-		if n := neutral; n != nil {
-			// Template placeholders in the script are placeholders in the body too.
-			body = make([]byte, len(h.Body))
-			for k := range body {
-				body[k] = n[h.Offs[k]]
+		inner := &checker.File{Path: f.Path, Content: h.Body, Parent: f, ParentOffsets: h.Offs}
+		var open []checker.OpenPlaceholder
+		if m := checker.MaskTemplate(h.Body); m != nil {
+			// Template placeholders in the script are placeholders in the body too: decode
+			// the YAML-safe masked body, mapped through the body to the script.
+			offs := make([]int, len(m.Offsets))
+			for k, o := range m.Offsets {
+				offs[k] = h.Offs[min(o, len(h.Offs)-1)]
 			}
+			inner.Content, inner.ParentOffsets, inner.Masked = m.Content, offs, true
+			open = m.Open
 		}
-		inner := &checker.File{Path: f.Path, Content: body, Parent: f, ParentOffsets: h.Offs}
 		inner.Lines = checker.NewLineIndex(inner.Content)
-		if !h.Quoted && (bytes.Contains(body, []byte("$")) || bytes.Contains(body, []byte("`"))) {
+		if !h.Quoted && (bytes.Contains(h.Body, []byte("$")) || bytes.Contains(h.Body, []byte("`"))) {
 			// The shell expands the body: $VAR and $(...) are placeholders.
 			f.Templated = true
 		}
 		probs = append(probs, parseFile(inner)...)
+		if inner.Masked {
+			restorePlaceholders(inner, inner.Docs)
+			inner.Open = open
+			markOpen(inner, inner.Docs)
+		}
 		for _, doc := range inner.Docs {
 			probs = append(probs, decodeDoc(doc)...)
 			f.Docs = append(f.Docs, doc)

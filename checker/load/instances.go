@@ -72,19 +72,20 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 		for i, c := range containers.Content {
 			cpath := spec.Append("containers", i)
 			argv := containerArgv(d, c, cpath)
-			flags, exe, ok := kubeProxyFlags(c, argv)
+			flags, args, exe, ok := kubeProxyFlags(c, argv)
 			if !ok {
 				continue
 			}
 			windows := windows || exe || windowsImage(strNode(c, "image")) ||
 				lookupStr(c, checker.Path{"securityContext", "windowsOptions", "hostProcess"}) == "true"
 			in := &checker.Instance{
-				Kind:      checker.InstanceWorkload,
-				Label:     workloadLabel(d, c),
-				Workload:  d,
-				Container: cpath,
-				Windows:   windows,
-				Flags:     flags,
+				Kind:         checker.InstanceWorkload,
+				Label:        workloadLabel(d, c),
+				Workload:     d,
+				Container:    cpath,
+				Windows:      windows,
+				Flags:        flags,
+				FlagsUnknown: argvOpen(d, c, args, flags),
 			}
 			resolveConfig(cms, in, spec, c, cpath)
 			if in.Config != nil {
@@ -139,11 +140,11 @@ func isKubeProxyBinary(s string) bool {
 // kubeProxyFlags finds the kube-proxy command line of a container: argv whose program is
 // kube-proxy, a shell -c script with a command that runs kube-proxy, or args alone for a
 // kube-proxy image. It also reports whether the program is the Windows binary.
-func kubeProxyFlags(c *yaml.Node, argv []token) (flags []checker.Flag, windows, ok bool) {
+func kubeProxyFlags(c *yaml.Node, argv []token) (flags []checker.Flag, args []token, windows, ok bool) {
 	if len(argv) > 0 {
 		i := skipPrefixWords(argv)
 		if i < len(argv) && isKubeProxyBinary(argv[i].text) {
-			return parseFlags(argv[i+1:]), strings.HasSuffix(argv[i].text, ".exe"), true
+			return parseFlags(argv[i+1:]), argv[i+1:], strings.HasSuffix(argv[i].text, ".exe"), true
 		}
 		if shells[path.Base(argv[0].text)] {
 			for j := 1; j < len(argv); j++ {
@@ -151,7 +152,7 @@ func kubeProxyFlags(c *yaml.Node, argv []token) (flags []checker.Flag, windows, 
 					for _, cmd := range shellCommands(argv[j+1]) {
 						k := skipPrefixWords(cmd)
 						if k < len(cmd) && isKubeProxyBinary(cmd[k].text) {
-							return parseFlags(cmd[k+1:]), strings.HasSuffix(cmd[k].text, ".exe"), true
+							return parseFlags(cmd[k+1:]), cmd[k+1:], strings.HasSuffix(cmd[k].text, ".exe"), true
 						}
 					}
 					break
@@ -162,9 +163,9 @@ func kubeProxyFlags(c *yaml.Node, argv []token) (flags []checker.Flag, windows, 
 	_, cmd := checker.LookupNode(c, checker.Path{"command"})
 	_, img := checker.LookupNode(c, checker.Path{"image"})
 	if cmd == nil && img != nil && strings.Contains(imageName(img.Value), "kube-proxy") {
-		return parseFlags(argv), false, true
+		return parseFlags(argv), argv, false, true
 	}
-	return nil, false, false
+	return nil, nil, false, false
 }
 
 // skipPrefixWords returns the index of the program in a command: it skips exec, env and
@@ -564,6 +565,43 @@ func strNode(n *yaml.Node, key string) string {
 		return ""
 	}
 	return v.Value
+}
+
+// argvOpen reports whether a container's command line may carry flags that do not show: an
+// argument that is a placeholder and not a flag's value ("{{ . }}" of a range over extra
+// args, "$(EXTRA_ARGS)"), or an output placeholder alone on its line inside the container
+// ("{{ toYaml .Values.extraArgs | nindent 8 }}").
+func argvOpen(d *checker.Document, c *yaml.Node, args []token, flags []checker.Flag) bool {
+	// Words that are a flag's separate value ("--proxy-mode {{ .Values.mode }}").
+	type span struct {
+		n        *yaml.Node
+		from, to int
+	}
+	values := map[span]bool{}
+	for _, f := range flags {
+		if f.ValueNode != nil && f.HasValue {
+			values[span{f.ValueNode, f.ValueFrom, f.ValueTo}] = true
+		}
+	}
+	for _, t := range args {
+		if strings.HasPrefix(t.text, "-") || !checker.HasPlaceholder(t.text) {
+			continue
+		}
+		if values[span{t.node, t.from, t.to}] || values[span{t.node, t.from + 1, t.to - 1}] {
+			continue
+		}
+		return true
+	}
+	if !d.Open {
+		return false
+	}
+	from, to := c.Line, docLastLine(c)+1
+	for _, o := range d.File.Outer().Open {
+		if o.Line >= from && o.Line <= to && o.Indent >= c.Column-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // lookupStr returns the scalar at p below n, or "".

@@ -11,6 +11,7 @@ import (
 	"path"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -190,6 +191,7 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 		}
 	}
 	sort.SliceStable(ws.Problems, func(i, j int) bool { return ws.Problems[i].Pos.Less(ws.Problems[j].Pos) })
+	propagateOpen(ws)
 	ws.Target = detectTarget(ws, target)
 	ws.Instances = findInstances(ws)
 	for _, find := range instanceFinders {
@@ -197,6 +199,44 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 	}
 	ws.Instances = dropClaimedConfigs(ws.Instances)
 	ws.SetScopes(findScopes(ws))
+}
+
+// propagateOpen marks an embedded document open when the scalar holding it held an output
+// placeholder alone on its line (`config.conf: |` then `{{ .Values.config | nindent 4 }}`):
+// the outer masking emptied that line, so the inner decoding cannot see it.
+func propagateOpen(ws *checker.Workspace) {
+	for _, d := range ws.Docs {
+		if d.Parent == nil || d.Open {
+			continue
+		}
+		outer := d.File.Outer()
+		if len(outer.Open) == 0 {
+			continue
+		}
+		_, n := d.Parent.Lookup(d.ParentPath)
+		if n == nil {
+			continue
+		}
+		from := d.Parent.NodePos(n).Line
+		to := max(d.Parent.NodeEnd(n).Line, from+strings.Count(n.Value, "\n")+1)
+		// Placeholder lines at the end of a block scalar were emptied by the masking, so the
+		// scalar seems to end before them.
+		for to < outer.Lines.Lines() && isTemplateLine(outer.Lines.LineText(to+1)) {
+			to++
+		}
+		for _, o := range outer.Open {
+			if o.Line >= from && o.Line <= to {
+				d.Open = true
+				break
+			}
+		}
+	}
+}
+
+// isTemplateLine reports whether a line starts with a template tag.
+func isTemplateLine(s string) bool {
+	s = strings.TrimLeft(s, " \t")
+	return strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "{%") || strings.HasPrefix(s, "<%") || strings.HasPrefix(s, "%{")
 }
 
 // scopeKinds are document kinds that define a cluster: installer configurations.

@@ -16,7 +16,7 @@ import (
 
 var (
 	manifestRe = regexp.MustCompile(`(?m)^[ \t\-]*["']?(apiVersion|kind)["']?[ \t]*:`)
-	templateRe = regexp.MustCompile(`\{\{|\{%|<%|\$\{[A-Za-z_]|@@[A-Za-z_]`)
+	templateRe = regexp.MustCompile(`\{\{|\{%|\{#|<%|%\{|\$\{[A-Za-z_]|@@[A-Za-z_]|%[A-Z_][A-Z0-9_]*%|(?m)^[ \t]*<[A-Za-z_][^<>="'/\n]*>[ \t\r]*$`)
 	yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
@@ -35,6 +35,10 @@ func parseFile(f *checker.File) []checker.LoadProblem {
 		off := firstInvalidUTF8(f.Content)
 		return []checker.LoadProblem{{Pos: f.PositionAt(off), Message: "file is not valid UTF-8", Manifest: looksLikeManifest(f.Content)}}
 	}
+	if isMIMEMultipart(f.Content) {
+		// Cloud user-data in MIME multipart form: not YAML, whatever its name.
+		return []checker.LoadProblem{{Pos: f.PositionAt(0), Message: "MIME multipart user-data, not YAML; skipped"}}
+	}
 	if f.Templated {
 		if docs, probs, ok := decodeTemplated(f); ok {
 			f.Docs = docs
@@ -44,6 +48,13 @@ func parseFile(f *checker.File) []checker.LoadProblem {
 	docs, probs := decodeStream(f)
 	f.Docs = docs
 	return probs
+}
+
+// isMIMEMultipart reports whether content starts with MIME headers (cloud-init and nodeadm
+// user-data).
+func isMIMEMultipart(b []byte) bool {
+	head := b[:min(len(b), 512)]
+	return bytes.HasPrefix(head, []byte("MIME-Version:")) || bytes.HasPrefix(head, []byte("Content-Type: multipart/"))
 }
 
 func firstInvalidUTF8(b []byte) int {
@@ -195,8 +206,9 @@ func guessErrorLine(f *checker.File, msg string, from int) int {
 // hasTemplateMarker is templateRe with a cheap pre-check: most files hold no "{", "<", "$"
 // or "@" next to a template character at all.
 func hasTemplateMarker(b []byte) bool {
-	if !bytes.Contains(b, []byte("{{")) && !bytes.Contains(b, []byte("{%")) &&
-		!bytes.Contains(b, []byte("<%")) && !bytes.Contains(b, []byte("${")) && !bytes.Contains(b, []byte("@@")) {
+	if !bytes.Contains(b, []byte("{{")) && !bytes.Contains(b, []byte("{%")) && !bytes.Contains(b, []byte("{#")) &&
+		!bytes.Contains(b, []byte("<")) && !bytes.Contains(b, []byte("${")) && !bytes.Contains(b, []byte("@@")) &&
+		!bytes.Contains(b, []byte("%")) {
 		return false
 	}
 	return templateRe.Match(b)

@@ -1,25 +1,29 @@
 package load
 
 import (
+	"go.yaml.in/yaml/v3"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
 )
 
 // decodeTemplated decodes a templated YAML file (Helm, Jinja2, ERB, Go text/template,
-// Terraform templatefile) from a copy in which every placeholder is replaced by neutral text
-// of the same length (shell.Neutralize): lines that hold only template logic become blank,
-// inline placeholders become "${___}" plain strings. The documents live in a virtual file
-// whose offsets map one to one to f, so positions stay exact, literal lines (mode: ipvs) are
-// decoded and checked, and a placeholder value is still recognised by
-// checker.HasPlaceholder, so it is never a finding. Syntax errors that remain next to a
-// placeholder are dropped, as for any templated file. ok is false when f holds no placeholder
-// this rewriting handles (e.g. only ${VAR}); the caller then decodes f as it is.
+// Terraform templatefile, envsubst, documentation placeholders) from the YAML-safe masked copy
+// of checker.MaskTemplate: lines holding only template logic are emptied, inline placeholders
+// become "${___}" plain strings of the same length. The documents live in a virtual file
+// whose offsets map to f, so positions stay exact and literal lines (mode: ipvs) are decoded
+// and checked; then every masked scalar gets its true text back (restorePlaceholders), so a
+// placeholder value is recognised by checker.HasPlaceholder, never a finding, and messages
+// quote the template as written. Syntax errors that remain next to a placeholder are
+// dropped, as for any templated file. ok is false when f holds no placeholder this masking
+// handles (e.g. only ${VAR}); the caller then decodes f as it is.
 func decodeTemplated(f *checker.File) (docs []*checker.Document, probs []checker.LoadProblem, ok bool) {
-	n := shell.Neutralize(f.Content)
-	if n == nil {
+	m := checker.MaskTemplate(f.Content)
+	if m == nil {
 		return nil, nil, false
 	}
-	v := &checker.File{Path: f.Path, Content: n, Lines: checker.NewLineIndex(n), Format: checker.FormatYAML, Templated: true, Parent: f}
+	f.Open = m.Open
+	v := &checker.File{Path: f.Path, Content: m.Content, Lines: checker.NewLineIndex(m.Content), Format: checker.FormatYAML,
+		Templated: true, Parent: f, ParentOffsets: m.Offsets, Masked: true}
 	docs, all := decodeStream(v)
 	for _, p := range all {
 		if p.Pos.Line > 0 && hasTemplateMarker([]byte(regionText(f, p.Pos.Line))) {
@@ -27,5 +31,88 @@ func decodeTemplated(f *checker.File) (docs []*checker.Document, probs []checker
 		}
 		probs = append(probs, p)
 	}
+	restorePlaceholders(v, docs)
+	markOpen(f, docs)
+	// Decoders that look at the sibling documents of a document (kubeadm's
+	// KubeProxyConfiguration next to its ClusterConfiguration) find them in d.File.Docs.
+	v.Docs = docs
 	return docs, probs, true
+}
+
+// restorePlaceholders gives every scalar of docs (keys too) that was masked in the virtual
+// file v its true text: each masked byte is replaced by the byte of v.Parent it stands for.
+// Inline placeholders are masked byte for byte, so the result is the text as written.
+func restorePlaceholders(v *checker.File, docs []*checker.Document) {
+	src := v.Parent.Content
+	masked := func(k int) bool {
+		return k >= 0 && k < len(v.Content) && k < len(v.ParentOffsets) && v.ParentOffsets[k] < len(src) && v.Content[k] != src[v.ParentOffsets[k]]
+	}
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		if n == nil || depth > 10000 {
+			return
+		}
+		switch n.Kind {
+		case yaml.ScalarNode:
+			offs := checker.ScalarOffsets(v, n)
+			var b []byte
+			for j := 0; j < len(n.Value) && j < len(offs); j++ {
+				if masked(offs[j]) {
+					if b == nil {
+						b = []byte(n.Value)
+					}
+					b[j] = src[v.ParentOffsets[offs[j]]]
+				}
+			}
+			if b != nil {
+				n.Value = string(b)
+			}
+		case yaml.AliasNode:
+			// The anchor's node is restored where it is defined.
+		default:
+			for _, c := range n.Content {
+				walk(c, depth+1)
+			}
+		}
+	}
+	for _, d := range docs {
+		walk(d.Node, 0)
+	}
+}
+
+// markOpen sets Document.Open on the documents of f that hold an output placeholder alone on
+// its line: each document covers the lines from its start to the next document's.
+func markOpen(f *checker.File, docs []*checker.Document) {
+	if len(f.Open) == 0 {
+		return
+	}
+	for i, d := range docs {
+		if d.Node == nil {
+			continue
+		}
+		from := 1
+		if i > 0 && docs[i-1].Node != nil {
+			from = docLastLine(docs[i-1].Node) + 1
+		}
+		to := int(^uint(0) >> 1)
+		if i+1 < len(docs) && docs[i+1].Node != nil {
+			to = docs[i+1].Node.Line - 1
+		}
+		for _, o := range f.Open {
+			if o.Line >= from && o.Line <= to {
+				d.Open = true
+			}
+		}
+	}
+}
+
+// docLastLine is the last line a node's content starts on.
+func docLastLine(n *yaml.Node) int {
+	last := n.Line
+	for _, c := range n.Content {
+		if l := docLastLine(c); l > last {
+			last = l
+		}
+	}
+	return last
 }

@@ -93,6 +93,10 @@ func (c *Command) Program() int {
 		switch baseName(w) {
 		case "exec", "env", "nohup", "nice", "sudo", "command", "time", "chroot", "setsid",
 			"tini", "dumb-init", "ionice", "stdbuf", "timeout", "doas", "xargs":
+			if baseName(w) == "command" && i+1 < len(c.Words) && (c.Words[i+1].Text == "-v" || c.Words[i+1].Text == "-V") {
+				// "command -v NAME" looks NAME up; it runs nothing.
+				return len(c.Words)
+			}
 			i++
 			wrapper = true
 			continue

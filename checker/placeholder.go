@@ -1,0 +1,352 @@
+package checker
+
+import (
+	"bytes"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Placeholders: one module, one contract (DESIGN.md). A value that holds a placeholder of any
+// template family is unknown: never invalid, never a parse error, never a finding, and shown
+// with its true text in messages. Templated files are decoded from a masked copy that keeps
+// the YAML structure; the loader then gives every masked scalar its true text back, so rules
+// never see masked text.
+
+// placeholderMarkers open template placeholders: Helm/Go templates and Jinja2 ({{ }}, {% %},
+// {# #}), ERB (<% %>), Terraform (%{ }, ${ }), shell and Kubernetes expansions ($VAR, ${VAR},
+// $(cmd), $(VAR), backquotes), envsubst-style @@VAR@@.
+var placeholderMarkers = []string{"{{", "{%", "{#", "<%", "%{", "${", "$(", "@@", "`"}
+
+// HasPlaceholder reports whether a value holds a template placeholder. A placeholder is never
+// a finding: its real value is only known when the template is rendered or the variable
+// expanded. Besides the markers above it recognises $NAME, %NAME% and <VALUE> documentation
+// placeholders.
+func HasPlaceholder(s string) bool {
+	for _, m := range placeholderMarkers {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '$':
+			if i+1 < len(s) && isNameStart(s[i+1]) {
+				return true
+			}
+		case '%':
+			if j := nameEnd(s, i+1); j > i+1 && j < len(s) && s[j] == '%' {
+				return true
+			}
+		case '<':
+			if j := strings.IndexByte(s[i+1:], '>'); j > 0 && isNameStart(s[i+1]) && docPlaceholderBody(s[i+1:i+1+j]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isNameStart(c byte) bool { return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') }
+
+// nameEnd returns the end of the identifier starting at i (i when there is none).
+func nameEnd(s string, i int) int {
+	if i >= len(s) || !isNameStart(s[i]) {
+		return i
+	}
+	j := i + 1
+	for j < len(s) && (isNameStart(s[j]) || (s[j] >= '0' && s[j] <= '9')) {
+		j++
+	}
+	return j
+}
+
+// docPlaceholderBody reports whether the text between < and > reads like a documentation
+// placeholder (<CPU_REQUESTS>, <your-pod-cidr>, <See the docs>): no markup characters.
+func docPlaceholderBody(b string) bool {
+	if len(b) > 80 {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '<', '>', '=', '"', '\'', '/', '\n':
+			return false
+		}
+	}
+	return true
+}
+
+// TemplateSpan is one template placeholder in a file: bytes [From, To). Output is true when
+// it emits text ({{ .Values.x }}, <%= x %>, ${x}), false for logic and comments ({% if %},
+// {{- end }}, {# note #}).
+type TemplateSpan struct {
+	From, To int
+	Output   bool
+}
+
+// TemplateSpans finds the template placeholders of content: Go/Helm {{ }} (also {{- -}}),
+// Jinja2 {% %} and {# #}, ERB <% %>, Terraform %{ }, and envsubst-style %NAME%.
+func TemplateSpans(content []byte) []TemplateSpan {
+	var spans []TemplateSpan
+	for i := 0; i+1 < len(content); i++ {
+		var closer string
+		switch string(content[i : i+2]) {
+		case "{{":
+			closer = "}}"
+		case "{%":
+			closer = "%}"
+		case "{#":
+			closer = "#}"
+		case "<%":
+			closer = "%>"
+		case "%{":
+			closer = "}"
+		default:
+			if content[i] == '%' {
+				if j := nameEnd(string(content[i+1:min(len(content), i+66)]), 0); j > 0 && i+1+j < len(content) && content[i+1+j] == '%' && allUpper(content[i+1:i+1+j]) {
+					spans = append(spans, TemplateSpan{From: i, To: i + j + 2, Output: true})
+					i += j + 1
+				}
+			}
+			continue
+		}
+		j := bytes.Index(content[i+2:], []byte(closer))
+		if j < 0 {
+			break
+		}
+		to := i + 2 + j + len(closer)
+		spans = append(spans, TemplateSpan{From: i, To: to, Output: isOutputPlaceholder(content[i:to])})
+		i = to - 1
+	}
+	return spans
+}
+
+func allUpper(b []byte) bool {
+	for _, c := range b {
+		if c >= 'a' && c <= 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// controlWords start Go template and Jinja2 actions that emit nothing themselves.
+var controlWords = map[string]bool{
+	"if": true, "else": true, "elif": true, "end": true, "range": true, "with": true, "define": true,
+	"block": true, "break": true, "continue": true, "for": true, "endfor": true, "endif": true,
+	"set": true, "macro": true, "endmacro": true, "raw": true, "endraw": true, "import": true,
+	"from": true, "extends": true, "do": true, "endwith": true, "endset": true,
+}
+
+// isOutputPlaceholder tells an emitting placeholder from template logic and comments.
+func isOutputPlaceholder(p []byte) bool {
+	s := string(p)
+	switch {
+	case strings.HasPrefix(s, "{#"), strings.HasPrefix(s, "<%#"), strings.HasPrefix(s, "%{"):
+		return false
+	case strings.HasPrefix(s, "<%"):
+		return strings.HasPrefix(s, "<%=") || strings.HasPrefix(s, "<%-=")
+	}
+	body := strings.TrimLeft(s[2:], "-+ \t\r\n")
+	if strings.HasPrefix(body, "/*") {
+		return false
+	}
+	word := body
+	if i := strings.IndexAny(word, " \t\r\n}%-("); i >= 0 {
+		word = word[:i]
+	}
+	if strings.HasPrefix(s, "{%") {
+		return word == "include" || word == "call"
+	}
+	return !controlWords[word]
+}
+
+// OpenPlaceholder is an output placeholder alone on its line (`{{ toYaml .Values.x | nindent
+// 4 }}`, `{{ config | to_nice_yaml }}`): it may emit any keys or items, so the structure
+// around it is open, and a setting missing from it is unknown rather than unset.
+type OpenPlaceholder struct {
+	// Offset is the placeholder's byte offset in the file; Line its line.
+	Offset, Line int
+	// Indent is the 0-based column its output lands at: the nindent/indent argument when
+	// given, else the placeholder's own column.
+	Indent int
+}
+
+// MaskedTemplate is a YAML-safe masked copy of a templated file.
+type MaskedTemplate struct {
+	// Content is the masked text; Offsets[i] is the offset in the original of Content[i],
+	// with one extra entry for the end.
+	Content []byte
+	Offsets []int
+	Open    []OpenPlaceholder
+}
+
+// MaskTemplate masks the template placeholders of content so that it decodes as the YAML
+// around them: a line that holds only placeholders (and blanks) is emptied (kept as an empty
+// line, which is harmless in every YAML context, also as the first line of a block scalar);
+// an inline placeholder becomes "${___}" of the same length, a plain scalar that
+// HasPlaceholder recognises, so columns stay exact. It returns nil when content holds no
+// placeholder.
+func MaskTemplate(content []byte) *MaskedTemplate {
+	spans := TemplateSpans(content)
+	spans = append(spans, docPlaceholderLines(content)...)
+	if len(spans) == 0 {
+		return nil
+	}
+	sortSpans(spans)
+	// covered[i]: byte i belongs to a placeholder.
+	covered := make([]bool, len(content))
+	for _, sp := range spans {
+		for x := sp.From; x < sp.To; x++ {
+			covered[x] = true
+		}
+	}
+	out := make([]byte, 0, len(content))
+	offs := make([]int, 0, len(content)+1)
+	var open []OpenPlaceholder
+	si := 0
+	line := 1
+	for ls := 0; ls < len(content); {
+		le := ls
+		for le < len(content) && content[le] != '\n' {
+			le++
+		}
+		// The line's own text without the line break (and a CR before it).
+		te := le
+		if te > ls && content[te-1] == '\r' {
+			te--
+		}
+		touched, standalone := false, true
+		for x := ls; x < te; x++ {
+			if covered[x] {
+				touched = true
+			} else if content[x] != ' ' && content[x] != '\t' {
+				standalone = false
+			}
+		}
+		for si < len(spans) && spans[si].To <= ls {
+			si++
+		}
+		if touched && standalone {
+			for k := si; k < len(spans) && spans[k].From < te; k++ {
+				sp := spans[k]
+				if sp.Output && sp.From >= ls {
+					open = append(open, OpenPlaceholder{Offset: sp.From, Line: line, Indent: emitIndent(content[sp.From:sp.To], sp.From-ls)})
+				}
+			}
+			// Keep only the line break.
+			for x := te; x < le; x++ {
+				out = append(out, content[x])
+				offs = append(offs, x)
+			}
+		} else {
+			for x := ls; x < te; x++ {
+				c := content[x]
+				if covered[x] {
+					c = maskByte(content, spans, si, x)
+				}
+				out = append(out, c)
+				offs = append(offs, x)
+			}
+			for x := te; x < le; x++ {
+				out = append(out, content[x])
+				offs = append(offs, x)
+			}
+		}
+		if le < len(content) {
+			out = append(out, '\n')
+			offs = append(offs, le)
+		}
+		ls = le + 1
+		line++
+	}
+	offs = append(offs, len(content))
+	return &MaskedTemplate{Content: out, Offsets: offs, Open: open}
+}
+
+// maskByte is the masked byte at x, inside a placeholder on a line that also holds other
+// text: "${" + "_"... + "}" over the part of the span on this line.
+func maskByte(content []byte, spans []TemplateSpan, si, x int) byte {
+	for k := si; k < len(spans); k++ {
+		sp := spans[k]
+		if x < sp.From || x >= sp.To {
+			continue
+		}
+		// The span's part on x's line.
+		from, to := sp.From, sp.To
+		for y := x; y > sp.From; y-- {
+			if content[y-1] == '\n' {
+				from = y
+				break
+			}
+		}
+		for y := x; y < sp.To; y++ {
+			if content[y] == '\n' || content[y] == '\r' {
+				to = y
+				break
+			}
+		}
+		if to-from < 3 {
+			return '_'
+		}
+		switch x {
+		case from:
+			return '$'
+		case from + 1:
+			return '{'
+		case to - 1:
+			if to == sp.To {
+				return '}'
+			}
+		}
+		return '_'
+	}
+	return '_'
+}
+
+// emitIndent reads "nindent N" or "indent N" in a placeholder; else it is the column col.
+func emitIndent(p []byte, col int) int {
+	s := string(p)
+	for _, kw := range []string{"nindent", "indent"} {
+		if i := strings.Index(s, kw+" "); i >= 0 {
+			rest := strings.TrimLeft(s[i+len(kw):], " ")
+			j := 0
+			for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+				j++
+			}
+			if n, err := strconv.Atoi(rest[:j]); err == nil {
+				return n
+			}
+		}
+	}
+	return col
+}
+
+// docPlaceholderLines finds lines that hold only a documentation placeholder such as
+// "<See the component config docs>": whole-body placeholders of example files.
+func docPlaceholderLines(content []byte) []TemplateSpan {
+	if !bytes.Contains(content, []byte("<")) {
+		return nil
+	}
+	var out []TemplateSpan
+	for ls := 0; ls < len(content); {
+		le := bytes.IndexByte(content[ls:], '\n')
+		if le < 0 {
+			le = len(content)
+		} else {
+			le += ls
+		}
+		t := bytes.TrimRight(content[ls:le], " \t\r")
+		s := ls + (len(t) - len(bytes.TrimLeft(t, " \t")))
+		body := content[s : ls+len(t)]
+		if len(body) > 2 && body[0] == '<' && body[len(body)-1] == '>' && isNameStart(body[1]) && docPlaceholderBody(string(body[1:len(body)-1])) {
+			out = append(out, TemplateSpan{From: s, To: ls + len(t), Output: true})
+		}
+		ls = le + 1
+	}
+	return out
+}
+
+func sortSpans(s []TemplateSpan) {
+	sort.SliceStable(s, func(i, j int) bool { return s[i].From < s[j].From })
+}

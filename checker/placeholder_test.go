@@ -1,0 +1,54 @@
+package checker
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHasPlaceholder(t *testing.T) {
+	for s, want := range map[string]bool{
+		"{{ .Values.podCIDR }}": true, "{%- if x -%}": true, "{# note #}": true, "<%= @cidr %>": true,
+		"%{ if x }": true, "${var.cidr}": true, "$(HOST_IP)": true, "$pod_cidr": true, "`hostname -i`": true,
+		"%CLUSTERCIDR%": true, "<CPU_REQUESTS>": true, "<your pod CIDR>": true, "@@CIDR@@": true,
+		"10.244.0.0/16": false, "ipvs": false, "100%": false, "a<b": false, "$": false, "<br/>": false,
+		"0.0.0.0:10249": false, "5%10%": false,
+	} {
+		if got := HasPlaceholder(s); got != want {
+			t.Errorf("HasPlaceholder(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestMaskTemplate: standalone template lines are emptied (never spaces that would break a
+// block scalar), inline placeholders keep their length, offsets map back, and output
+// placeholders alone on a line are reported as open with their indentation.
+func TestMaskTemplate(t *testing.T) {
+	src := "a: >-\n  {%- if x -%}\n  b\n  {%- endif -%}\nmode: {{ .Values.mode }}\ndata: |\n{{ toYaml .Values.c | nindent 2 }}\nk: %VAR%\n"
+	m := MaskTemplate([]byte(src))
+	if m == nil {
+		t.Fatal("nil")
+	}
+	got := string(m.Content)
+	want := "a: >-\n\n  b\n\nmode: ${_______________}\ndata: |\n\nk: ${__}\n"
+	if got != want {
+		t.Errorf("masked:\n%q\nwant\n%q", got, want)
+	}
+	if len(m.Offsets) != len(m.Content)+1 {
+		t.Fatalf("offsets %d for %d bytes", len(m.Offsets), len(m.Content))
+	}
+	for i := range m.Content {
+		o := m.Offsets[i]
+		if m.Content[i] != '$' && m.Content[i] != '{' && m.Content[i] != '}' && m.Content[i] != '_' && src[o] != m.Content[i] {
+			t.Errorf("byte %d %q maps to %q", i, m.Content[i], src[o])
+		}
+	}
+	if i := strings.Index(got, "${_"); src[m.Offsets[i]:m.Offsets[i]+2] != "{{" {
+		t.Errorf("inline placeholder does not map to its source")
+	}
+	if len(m.Open) != 1 || m.Open[0].Line != 7 || m.Open[0].Indent != 2 {
+		t.Errorf("open = %+v", m.Open)
+	}
+	if MaskTemplate([]byte("a: b\nc: 10.0.0.0/8\n")) != nil {
+		t.Error("no placeholder: want nil")
+	}
+}
