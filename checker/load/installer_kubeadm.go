@@ -1,6 +1,7 @@
 package load
 
 import (
+	"path"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -21,7 +22,7 @@ func isKubeadm(d *checker.Document) bool {
 }
 
 func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Instance {
-	if d.Kind != "ClusterConfiguration" || !isKubeadm(d) {
+	if d.Kind != "ClusterConfiguration" || !isKubeadm(d) || imagesOnlyConfig(d) {
 		return nil
 	}
 	ins := &checker.Installer{
@@ -67,6 +68,21 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 	in := newInstallerInstance(ins, label)
 	in.Config = kpc
 	return []*checker.Instance{in}
+}
+
+// imagesOnlyConfig reports whether a ClusterConfiguration only serves `kubeadm config images
+// list/pull` (kubespray's kubeadm-images.yaml): a file named after images whose
+// configuration says nothing about the cluster's control plane, network or proxy.
+func imagesOnlyConfig(d *checker.Document) bool {
+	if !strings.Contains(strings.ToLower(path.Base(d.File.Outer().Path)), "image") {
+		return false
+	}
+	for _, k := range []string{"networking", "apiServer", "controlPlaneEndpoint", "proxy", "controllerManager", "scheduler", "certificatesDir"} {
+		if _, v := d.Lookup(checker.Path{k}); v != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // skipPhasesSetting returns the skipPhases entry that skips the kube-proxy addon.
