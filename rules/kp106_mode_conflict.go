@@ -138,6 +138,7 @@ func (s kp106Source) describe(t checker.Version) string {
 
 // kp106Kubeadm compares kubeadm configurations with the kube-system/kube-proxy ConfigMap.
 func kp106Kubeadm(p *checker.Pass) {
+	// The sources' modes are read at the target of each comparison, below.
 	var kubeadm, cms []kp106Source
 	for _, f := range p.Workspace.Files {
 		var cluster, kpc *checker.Document
@@ -154,13 +155,13 @@ func kp106Kubeadm(p *checker.Pass) {
 			if d.Kind == "ConfigMap" && d.Name == "kube-proxy" && (d.Namespace == "kube-system" || d.Namespace == "") {
 				for _, e := range d.Embedded {
 					if e.Kind == "KubeProxyConfiguration" && e.ParentPath.String() == "data.config.conf" {
-						cms = append(cms, kp106SourceOf(e, p.Target()))
+						cms = append(cms, kp106Source{doc: e})
 					}
 				}
 			}
 		}
 		if !skip && cluster != nil && kpc != nil && !strings.EqualFold(cluster.Str(checker.Path{"proxy", "disabled"}), "true") {
-			kubeadm = append(kubeadm, kp106SourceOf(kpc, p.Target()))
+			kubeadm = append(kubeadm, kp106Source{doc: kpc})
 		}
 	}
 	for _, c := range cms {

@@ -58,7 +58,7 @@ type kp501Query struct {
 }
 
 func runKP501(p *checker.Pass) error {
-	if len(linuxInstances(p)) == 0 {
+	if len(p.Workspace.Instances) == 0 {
 		return nil
 	}
 	modes := newModesAt(p)
