@@ -24,6 +24,9 @@ type Finding struct {
 	Fixes   []Fix     `json:"fixes,omitempty"`
 	// Internal marks a finding that reports a broken rule, not a problem in the input.
 	Internal bool `json:"internal,omitempty"`
+	// Target is the Kubernetes version the finding was checked at and where it came from
+	// (the target of its scope); set by Pass.Report. Formats show it on their own terms.
+	Target *Target `json:"-"`
 	// Suppressions say why a finding is not reported (inline comment, annotation or config
 	// exclusion); set only on the findings of engine.Outcome.Suppressed.
 	Suppressions []Suppression `json:"suppressions,omitempty"`

@@ -1,22 +1,55 @@
 package checker
 
-// Pass is what a rule's Run receives: the workspace, the target version and a way to report.
+// Pass is what a rule's Run receives: the workspace, the target versions and a way to report.
+//
+// Each file is checked at the target version of its own scope (Workspace.TargetOf). A rule
+// binds the pass to what it is checking, At(file) or ForInstance(in), reads the version from
+// the bound pass (Target) and reports through it, so that the version in a message and the
+// version recorded with the finding (Finding.Target) are the same. An unbound pass records
+// each finding at the target of the file it points at.
 type Pass struct {
 	Rule      *Rule
 	Workspace *Workspace
-	Target    Version
 	// Registry is every rule the run knows, enabled or not, when the engine provides it (nil
 	// otherwise); KP900 uses it to recognise the rules a suppression names.
 	Registry []*Rule
 	report   func(Finding)
+	bound    *Target
 }
 
 // NewPass creates a pass that sends findings to report.
 func NewPass(r *Rule, ws *Workspace, report func(Finding)) *Pass {
-	return &Pass{Rule: r, Workspace: ws, Target: ws.Target.Version, report: report}
+	return &Pass{Rule: r, Workspace: ws, report: report}
 }
 
-// Report records a finding, filling in the rule's ID, name and default severity.
+// At returns the pass bound to the target of file (a Position.Filename).
+func (p *Pass) At(file string) *Pass {
+	t := p.Workspace.TargetOf(file)
+	q := *p
+	q.bound = &t
+	return &q
+}
+
+// ForInstance returns the pass bound to the target of a kube-proxy instance
+// (Workspace.InstanceTarget).
+func (p *Pass) ForInstance(in *Instance) *Pass {
+	t := p.Workspace.InstanceTarget(in)
+	q := *p
+	q.bound = &t
+	return &q
+}
+
+// Target returns the version the pass checks at: the bound target, else the repository's
+// (Workspace.Target), which only rules that speak about no file should use.
+func (p *Pass) Target() Version {
+	if p.bound != nil {
+		return p.bound.Version
+	}
+	return p.Workspace.Target.Version
+}
+
+// Report records a finding, filling in the rule's ID, name and default severity, and the
+// target it was checked at.
 func (p *Pass) Report(f Finding) {
 	f.RuleID, f.RuleName = p.Rule.ID, p.Rule.Name
 	if f.Severity == SeverityNone {
@@ -24,6 +57,15 @@ func (p *Pass) Report(f Finding) {
 	}
 	if !f.End.IsValid() {
 		f.End = f.Pos
+	}
+	if f.Target == nil {
+		var t Target
+		if p.bound != nil {
+			t = *p.bound
+		} else {
+			t = p.Workspace.TargetOf(f.Pos.Filename)
+		}
+		f.Target = &t
 	}
 	p.report(f)
 }

@@ -27,7 +27,15 @@ type Replacement struct {
 	Workload *Document
 	// Instance is the installer instance whose Disabled setting this is.
 	Instance *Instance
+	// Managed is true when the replacement also manages kube-proxy itself (Calico's operator
+	// with kubeProxyManagement: Enabled disables the kube-proxy DaemonSet on the nodes it
+	// takes over): a kube-proxy left in its scope is expected, not a conflict.
+	Managed bool
 }
+
+// calicoPaths are where a Calico Installation spec sits: the operator's Installation object
+// and the values of the tigera-operator Helm chart.
+var calicoPaths = map[bool]Path{true: {"spec"}, false: {"installation"}}
 
 // ciliumValuePaths are where Helm values of Cilium hold kubeProxyReplacement: a values file,
 // an umbrella chart's cilium section, a Flux HelmRelease and an Argo CD Application.
@@ -50,6 +58,10 @@ func (ws *Workspace) Replacements() []Replacement {
 		if r.Pos, r.End, ok = d.KeyPos(p); !ok {
 			r.Pos, r.End = d.AbsentPos(p)
 		}
+		if ok && InTemplateConditional(d.File, r.Pos.Offset) {
+			// Only some renderings of the template hold the setting: not a fact.
+			return &Replacement{}
+		}
 		out = append(out, r)
 		return &out[len(out)-1]
 	}
@@ -67,10 +79,7 @@ func (ws *Workspace) Replacements() []Replacement {
 				add(d, "cilium", "cilium replaces kube-proxy (cilium-config kube-proxy-replacement: "+v.Value+")", p)
 			}
 		case d.Kind == "Installation" && strings.HasPrefix(d.APIVersion, "operator.tigera.io/"):
-			p := P("spec", "calicoNetwork", "linuxDataplane")
-			if d.Str(p) == "BPF" {
-				add(d, "calico-ebpf", "calico's eBPF data plane replaces kube-proxy (linuxDataplane: BPF)", p)
-			}
+			calicoBPF(d, calicoPaths[true], add)
 		case d.Kind == "ClusterConfiguration" && strings.HasPrefix(d.APIVersion, "kubeadm.k8s.io/"):
 			p := P("proxy", "disabled")
 			if _, v := d.Lookup(p); v != nil {
@@ -97,6 +106,9 @@ func (ws *Workspace) Replacements() []Replacement {
 				add(d, "non-calico-nodeselector", "kube-proxy runs only on nodes labelled non-calico=true: Calico's eBPF data plane replaces it on the others", p).Workload = d
 			}
 		case d.Kind == "" || d.Kind == "HelmRelease" || d.Kind == "Application":
+			if d.Kind == "" {
+				calicoBPF(d, calicoPaths[false], add)
+			}
 			for _, p := range ciliumValuePaths {
 				if _, v := d.Lookup(p); replacing(v) {
 					add(d, "cilium", "cilium replaces kube-proxy (kubeProxyReplacement: "+v.Value+")", p)
@@ -110,6 +122,9 @@ func (ws *Workspace) Replacements() []Replacement {
 			continue
 		}
 		s := ins.Disabled
+		if ins.File != nil && s.Pos.IsValid() && InTemplateConditional(ins.File, s.Pos.Offset) {
+			continue
+		}
 		r := Replacement{
 			By: ins.Name, Message: in.Label + " does not run kube-proxy (" + settingText(s) + ")",
 			Doc: s.Doc, Path: s.Path, File: s.Pos.Filename, Pos: s.Pos, End: s.End, Instance: in,
@@ -120,6 +135,22 @@ func (ws *Workspace) Replacements() []Replacement {
 		out = append(out, r)
 	}
 	return out
+}
+
+// calicoBPF adds the sign of a Calico Installation spec (at spec, the Installation object's,
+// or installation, the tigera-operator chart values') that selects the eBPF data plane.
+// With kubeProxyManagement: Enabled the operator disables kube-proxy itself.
+func calicoBPF(d *Document, spec Path, add func(d *Document, by, msg string, p Path) *Replacement) {
+	p := spec.Append("calicoNetwork", "linuxDataplane")
+	if d.Str(p) != "BPF" {
+		return
+	}
+	mp := spec.Append("calicoNetwork", "kubeProxyManagement")
+	if d.Str(mp) == "Enabled" {
+		add(d, "calico-ebpf", "calico's eBPF data plane replaces kube-proxy and its operator manages kube-proxy (linuxDataplane: BPF, kubeProxyManagement: Enabled)", p).Managed = true
+		return
+	}
+	add(d, "calico-ebpf", "calico's eBPF data plane replaces kube-proxy (linuxDataplane: BPF)", p)
 }
 
 // settingText shows an installer setting as its user wrote it: "key: value" in YAML, the
@@ -216,22 +247,23 @@ func (ws *Workspace) Replaced() *Replaced {
 	if len(r.All) == 0 {
 		return r
 	}
-	scopes := make([]string, 0, len(ws.Instances))
+	type place struct{ scope, unit string }
+	remain := make([]place, 0, len(ws.Instances))
 	for _, in := range ws.Instances {
 		if in.KubeProxyRemains() {
-			scopes = append(scopes, ws.ScopeOfInstance(in))
+			remain = append(remain, place{ws.ScopeOfInstance(in), UnitOf(instanceFile(in))})
 		}
 	}
 	r.Conflicting = make([]bool, len(r.All))
 	for i := range r.All {
 		rep := &r.All[i]
 		c := rep.Workload != nil
-		s := ws.ScopeOf(rep.File)
-		for _, is := range scopes {
-			if c {
+		s, u := ws.ScopeOf(rep.File), UnitOf(rep.File)
+		for _, is := range remain {
+			if c || rep.Managed {
 				break
 			}
-			c = ScopesOverlap(is, s)
+			c = is.unit == u && ScopesOverlap(is.scope, s)
 		}
 		r.Conflicting[i] = c
 		if !c {
@@ -242,15 +274,19 @@ func (ws *Workspace) Replaced() *Replaced {
 }
 
 // Quiet returns the replacement that silences the kube-proxy rules for file: one whose scope
-// holds the file's scope and in which nothing runs or configures kube-proxy. A file in the
-// repository root scope is quiet only when the replacement is in the root scope too, since
-// the root is shared by every cluster below it.
+// holds the file's scope, in the same self-contained tree (UnitOf), and in which nothing
+// runs or configures kube-proxy. A file in the repository root scope is quiet only when the
+// replacement is in the root scope too, since the root is shared by every cluster below it.
 func (r *Replaced) Quiet(file string) (*Replacement, bool) {
 	if len(r.quiet) == 0 {
 		return nil, false
 	}
-	s := r.ws.ScopeOf(path.Clean(file))
+	file = path.Clean(file)
+	s, u := r.ws.ScopeOf(file), UnitOf(file)
 	for _, i := range r.quiet {
+		if UnitOf(r.All[i].File) != u {
+			continue
+		}
 		if q := r.ws.ScopeOf(r.All[i].File); q == "" || isDirPrefix(q, s) {
 			return &r.All[i], true
 		}

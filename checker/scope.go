@@ -47,8 +47,13 @@ func (ws *Workspace) SetScopes(scopes []string) {
 
 // SameScope reports whether two files belong to the same scope. A file in an enclosing scope
 // is visible to the scopes below it (a shared base directory of several clusters), so a
-// scope also sees the files of its ancestor scopes.
+// scope also sees the files of its ancestor scopes. Files of different self-contained trees
+// (UnitOf: test data, examples, Ansible roles) never share a scope, nor do such files and the
+// rest of the repository.
 func (ws *Workspace) SameScope(a, b string) bool {
+	if UnitOf(a) != UnitOf(b) {
+		return false
+	}
 	sa, sb := ws.ScopeOf(a), ws.ScopeOf(b)
 	return sa == "" || sb == "" || isDirPrefix(sa, sb) || isDirPrefix(sb, sa)
 }

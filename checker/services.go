@@ -265,27 +265,35 @@ func WorkloadPodSpec(kind string) Path { return workloadPodSpecs[kind] }
 // the number of files. It is not safe for concurrent use; each rule run makes its own.
 type ScopeIndex struct {
 	ws    *Workspace
-	cache map[string]string
+	cache map[string]scopeEntry
 }
+
+type scopeEntry struct{ scope, unit string }
 
 // NewScopeIndex returns an empty index over ws.
 func (ws *Workspace) NewScopeIndex() *ScopeIndex {
-	return &ScopeIndex{ws: ws, cache: map[string]string{}}
+	return &ScopeIndex{ws: ws, cache: map[string]scopeEntry{}}
+}
+
+func (x *ScopeIndex) entry(file string) scopeEntry {
+	e, ok := x.cache[file]
+	if !ok {
+		e = scopeEntry{x.ws.ScopeOf(file), UnitOf(file)}
+		x.cache[file] = e
+	}
+	return e
 }
 
 // Of returns ws.ScopeOf(file), computed once per file.
-func (x *ScopeIndex) Of(file string) string {
-	s, ok := x.cache[file]
-	if !ok {
-		s = x.ws.ScopeOf(file)
-		x.cache[file] = s
-	}
-	return s
-}
+func (x *ScopeIndex) Of(file string) string { return x.entry(file).scope }
 
 // Same returns ws.SameScope(a, b).
 func (x *ScopeIndex) Same(a, b string) bool {
-	sa, sb := x.Of(a), x.Of(b)
+	ea, eb := x.entry(a), x.entry(b)
+	if ea.unit != eb.unit {
+		return false
+	}
+	sa, sb := ea.scope, eb.scope
 	return sa == sb || sa == "" || sb == "" ||
 		(len(sa) > len(sb) && sa[len(sb)] == '/' && strings.HasPrefix(sa, sb)) ||
 		(len(sb) > len(sa) && sb[len(sa)] == '/' && strings.HasPrefix(sb, sa))

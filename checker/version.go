@@ -54,4 +54,7 @@ type Target struct {
 	Source string
 	// Pos is the position of the evidence when Source is a file.
 	Pos *Position `json:",omitempty"`
+	// Scope is the scope directory the target is for ("" for the repository root), set by
+	// Workspace.TargetOf and ScopeTargets.
+	Scope string `json:",omitempty"`
 }

@@ -20,7 +20,16 @@ type Workspace struct {
 	// Instances are the kube-proxies found: workloads running kube-proxy and standalone
 	// configurations that no workload points at.
 	Instances []*Instance
-	Target    Target
+	// Target is the repository's target version: --target-version (TargetFixed), else the
+	// highest version named outside self-contained trees (see UnitOf), else DefaultTarget.
+	// Each file is checked at its own scope's target: see TargetOf.
+	Target Target
+	// TargetFixed is true when Target was given (--target-version or the config file): every
+	// file is then checked at it.
+	TargetFixed bool
+	// VersionSources lists where the repository names Kubernetes versions, in file order.
+	VersionSources []VersionSource
+	targets        *targetIndex
 	// Scopes are the directories that hold a cluster definition (see ScopeOf), sorted.
 	Scopes   []string
 	scopeSet map[string]bool

@@ -65,10 +65,16 @@ active contains inst if {
 
 is_pinned(inst) if pinned[inst.workload.id]
 
-replaced_by(scope) := [r |
+# replaced_by lists the replacements in the cluster scope of an instance: in an overlapping
+# scope of the same self-contained tree (test data, examples and Ansible roles never see the
+# rest of the repository), other than one that manages kube-proxy itself (Calico's operator
+# with kubeProxyManagement: Enabled), for which a remaining kube-proxy is expected.
+replaced_by(inst) := [r |
 	some r in kube_proxy_lint.replacements
 	not r.workload
-	same_scope(r.scope, scope)
+	not r.managed
+	r.unit == inst.unit
+	same_scope(r.scope, inst.scope)
 ]
 
 where(r) := sprintf("%s:%d", [r.location.file, r.location.line])
@@ -82,7 +88,7 @@ findings contains {
 } if {
 	some inst in active
 	inst.workload.id == input.id
-	rs := replaced_by(inst.scope)
+	rs := replaced_by(inst)
 	count(rs) > 0
 }
 
@@ -96,7 +102,7 @@ findings contains {
 	some inst in active
 	inst.kind in {"config", "installer"}
 	inst.config.id == input.id
-	rs := replaced_by(inst.scope)
+	rs := replaced_by(inst)
 	count(rs) > 0
 }
 
@@ -114,7 +120,7 @@ findings contains {
 	inst.installer.doc == input.id
 	inst.installer.disabled == null
 	inst.config == null
-	rs := replaced_by(inst.scope)
+	rs := replaced_by(inst)
 	count(rs) > 0
 }
 
@@ -136,7 +142,7 @@ findings contains {
 	inst.installer.disabled != null
 	some s in leftovers(inst)
 	s.doc == input.id
-	rs := replaced_by(inst.scope)
+	rs := replaced_by(inst)
 	count(rs) > 0
 }
 

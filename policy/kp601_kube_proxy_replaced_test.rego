@@ -4,12 +4,12 @@ import data.kube_proxy_lint.rules.kp601
 
 cilium := {
 	"by": "cilium", "message": "cilium replaces kube-proxy (kubeProxyReplacement: true)",
-	"doc": {"id": "values.yaml#0", "scope": ""}, "scope": "", "path": ["kubeProxyReplacement"],
+	"doc": {"id": "values.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["kubeProxyReplacement"],
 	"location": {"file": "values.yaml", "line": 2, "column": 1},
 }
 
 daemonset := {
-	"label": "DaemonSet kube-system/kube-proxy, container kube-proxy", "kind": "workload", "scope": "",
+	"label": "DaemonSet kube-system/kube-proxy, container kube-proxy", "kind": "workload", "scope": "", "unit": "",
 	"workload": {"id": "ds.yaml#0"}, "container": ["spec", "template", "spec", "containers", 0],
 }
 
@@ -42,10 +42,24 @@ test_other_scope if {
 		with data.kube_proxy_lint.replacements as [elsewhere]
 }
 
+test_other_unit if {
+	# A kind config in test data does not see a replacement of the manifests elsewhere.
+	test_kind := object.union(daemonset, {"scope": "hack/test/kind", "unit": "hack/test/kind"})
+	count(kp601.findings) == 0 with input as {"id": "ds.yaml#0", "object": {}, "instances": [test_kind]}
+		with data.kube_proxy_lint.replacements as [object.union(cilium, {"conflicting": true})]
+}
+
+test_managed_replacement_expects_kube_proxy if {
+	# Calico's operator with kubeProxyManagement: Enabled disables kube-proxy itself.
+	calico := object.union(cilium, {"by": "calico-ebpf", "managed": true, "conflicting": false})
+	count([f | some f in kp601.findings; f.path == daemonset.container]) == 0 with input as {"id": "ds.yaml#0", "object": {}, "instances": [daemonset]}
+		with data.kube_proxy_lint.replacements as [calico]
+}
+
 test_pinned_daemonset_is_expected if {
 	pin := {
 		"by": "non-calico-nodeselector", "message": "kube-proxy runs only on nodes labelled non-calico=true",
-		"doc": {"id": "ds.yaml#0", "scope": ""}, "scope": "", "path": ["spec"], "workload": "ds.yaml#0",
+		"doc": {"id": "ds.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["spec"], "workload": "ds.yaml#0",
 		"location": {"file": "ds.yaml", "line": 9, "column": 9},
 	}
 	f := kp601.findings with input as {"id": "ds.yaml#0", "object": {}, "instances": [daemonset]}
@@ -65,7 +79,7 @@ test_same_scope if {
 
 kind_none := {
 	"by": "kind", "message": "kind Cluster dev does not run kube-proxy (kubeProxyMode: none)",
-	"doc": {"id": "kind.yaml#0", "scope": ""}, "scope": "", "path": ["networking", "kubeProxyMode"],
+	"doc": {"id": "kind.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["networking", "kubeProxyMode"],
 	"location": {"file": "kind.yaml", "line": 7, "column": 3}, "installer": "kind Cluster dev", "conflicting": false,
 }
 
@@ -90,7 +104,7 @@ test_text_source_replacement_counts if {
 	# kubespray INI: no document, but the scope still sees the replacement.
 	ini := {
 		"by": "kubespray", "message": "kubespray inventory does not run kube-proxy (kube_proxy_remove=true)",
-		"doc": null, "file": "inventory/hosts.ini", "scope": "", "path": [],
+		"doc": null, "file": "inventory/hosts.ini", "scope": "", "unit": "", "path": [],
 		"location": {"file": "inventory/hosts.ini", "line": 4, "column": 1}, "conflicting": true,
 	}
 	some f in kp601.findings with input as {"id": "ds.yaml#0", "object": {}, "instances": [daemonset]}
@@ -104,7 +118,7 @@ talos_mode := {
 }
 
 talos := {
-	"label": "Talos machine config in cp.yaml", "kind": "installer", "scope": "", "config": null, "flags": [],
+	"label": "Talos machine config in cp.yaml", "kind": "installer", "scope": "", "unit": "", "config": null, "flags": [],
 	"installer": {
 		"name": "talos", "doc": "cp.yaml#0", "mode": talos_mode, "ipvs": [],
 		"disabled": {"key": "disabled", "value": "true", "location": {"file": "cp.yaml", "line": 10, "column": 5}},
@@ -114,7 +128,7 @@ talos := {
 
 talos_off := {
 	"by": "talos", "message": "Talos machine config in cp.yaml does not run kube-proxy (disabled: true)",
-	"doc": {"id": "cp.yaml#0", "scope": ""}, "scope": "", "path": ["cluster", "proxy", "disabled"],
+	"doc": {"id": "cp.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["cluster", "proxy", "disabled"],
 	"location": {"file": "cp.yaml", "line": 10, "column": 5}, "conflicting": true,
 }
 
@@ -131,7 +145,7 @@ test_disabled_installer_leftover_mode if {
 
 test_installer_installs_kube_proxy_where_replaced if {
 	kind := {
-		"label": "kind Cluster dev", "kind": "installer", "scope": "", "config": null, "flags": [],
+		"label": "kind Cluster dev", "kind": "installer", "scope": "", "unit": "", "config": null, "flags": [],
 		"installer": {"name": "kind", "doc": "kind.yaml#0", "mode": null, "disabled": null, "ipvs": [], "anchor": {"file": "kind.yaml", "line": 3, "column": 1}},
 	}
 	some f in kp601.findings with input as {"id": "kind.yaml#0", "object": {}, "instances": [kind]}

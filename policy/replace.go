@@ -12,7 +12,7 @@ func (c *viewCtx) replacements() []Replacement {
 	for i := range rp.All {
 		r := &rp.All[i]
 		v := Replacement{By: r.By, Message: r.Message, Path: r.Path, Location: loc(r.Pos, r.End),
-			Conflicting: rp.Conflicting[i]}
+			Conflicting: rp.Conflicting[i], Unit: checker.UnitOf(r.File), Managed: r.Managed}
 		v.Doc, v.File, v.Scope = c.docRefPtr(r.Doc), r.File, c.scope(r.File)
 		if r.Workload != nil {
 			v.Workload = docID(r.Workload)
@@ -26,13 +26,13 @@ func (c *viewCtx) replacements() []Replacement {
 }
 
 // installerView is the installer object of an installer instance.
-func installerView(c *viewCtx, in *checker.Instance) *InstallerView {
+func installerView(c *viewCtx, in *checker.Instance, target checker.Version) *InstallerView {
 	ins := in.Installer
 	if ins == nil {
 		return nil
 	}
 	v := &InstallerView{
-		Name: ins.Name, ModeKey: ins.ModeKey, DefaultMode: ins.DefaultMode(c.ws.Target.Version),
+		Name: ins.Name, ModeKey: ins.ModeKey, DefaultMode: ins.DefaultMode(target),
 		Mode: c.installerSetting(ins.Mode), Disabled: c.installerSetting(ins.Disabled),
 		IPVS: []InstallerSettingView{}, Anchor: loc(ins.Anchor, ins.AnchorEnd),
 		Remains: in.KubeProxyRemains(),

@@ -68,7 +68,7 @@ func TestSchemaDescribesInputAndData(t *testing.T) {
 			checked++
 		}
 		if len(ws.Docs) == 0 {
-			validate(t, s, root, map[string]any{"input": &policy.Input{ID: "x#0", Instances: []policy.InstanceView{}, Object: map[string]any{}}, "data": view})
+			validate(t, s, root, map[string]any{"input": &policy.Input{ID: "x#0", Target: policy.TargetView{Version: "1.40", Minor: 40, Source: "default"}, Instances: []policy.InstanceView{}, Object: map[string]any{}}, "data": view})
 		}
 	}
 	if checked < 50 {

@@ -36,6 +36,11 @@ type Input struct {
 	Name       string       `json:"name"`
 	// Scope is the cluster scope directory of the file ("" for the repository root).
 	Scope string `json:"scope"`
+	// Unit is the self-contained tree the file belongs to (test data, an example, an Ansible
+	// role: checker.UnitOf), "" for none; evidence never crosses units.
+	Unit string `json:"unit"`
+	// Target is the version this document is checked at: its scope's target.
+	Target TargetView `json:"target"`
 	// Templated is true when the file holds template placeholders.
 	Templated bool `json:"templated"`
 	// Instances are the kube-proxies this document runs (as their workload) or configures
@@ -48,10 +53,13 @@ type Input struct {
 
 // View is data.kube_proxy_lint: the workspace as the Go rules see it.
 type View struct {
-	SchemaVersion int            `json:"schemaVersion"`
-	Target        TargetView     `json:"target"`
-	Instances     []InstanceView `json:"instances"`
-	Services      []ServiceView  `json:"services"`
+	SchemaVersion int `json:"schemaVersion"`
+	// Target is the repository's target; Targets lists the target of each scope (a document's
+	// own is input.target, an instance's its target field).
+	Target    TargetView     `json:"target"`
+	Targets   []TargetView   `json:"targets"`
+	Instances []InstanceView `json:"instances"`
+	Services  []ServiceView  `json:"services"`
 	// Replacements are the signs that something else replaces kube-proxy (Cilium, Calico
 	// eBPF, kubeadm proxy.disabled, a kube-proxy pinned to non-Calico nodes).
 	Replacements []Replacement `json:"replacements"`
@@ -65,6 +73,16 @@ type TargetView struct {
 	Minor    int       `json:"minor"`
 	Source   string    `json:"source"`
 	Location *Location `json:"location"`
+	// Scope is the scope directory the target is for (in targets and per document).
+	Scope string `json:"scope"`
+}
+
+func targetView(t checker.Target) TargetView {
+	v := TargetView{Version: t.Version.String(), Minor: t.Version.Minor, Source: t.Source, Scope: t.Scope}
+	if t.Pos != nil {
+		v.Location = loc(*t.Pos, *t.Pos)
+	}
+	return v
 }
 
 // Location is a span in a real file: 1-based lines, columns in Unicode code points.
@@ -95,6 +113,10 @@ type InstanceView struct {
 	// Kind is workload, config, command or installer.
 	Kind  string `json:"kind"`
 	Scope string `json:"scope"`
+	// Unit is the self-contained tree of the instance's file (see Input.unit).
+	Unit string `json:"unit"`
+	// Target is the version the instance is checked at (its mode is the mode at it).
+	Target TargetView `json:"target"`
 	// Workload is the document running kube-proxy and Container the path of its container.
 	Workload  *DocRef      `json:"workload"`
 	Container checker.Path `json:"container"`
@@ -199,6 +221,11 @@ type Replacement struct {
 	// Conflicting is true when kube-proxy still runs or is configured in the scope; when it is
 	// false, the kube-proxy rules are quiet in the scope.
 	Conflicting bool `json:"conflicting"`
+	// Unit is the self-contained tree of File (see Input.unit): the sign speaks only there.
+	Unit string `json:"unit"`
+	// Managed is true when the replacement manages kube-proxy itself (Calico's operator with
+	// kubeProxyManagement: Enabled): a kube-proxy left in its scope is expected.
+	Managed bool `json:"managed"`
 }
 
 // wsState caches what policies need of one workspace: the view (built once) and each
@@ -298,8 +325,14 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 		ast.Item(str("namespace"), str(in.Namespace)),
 		ast.Item(str("name"), str(in.Name)),
 		ast.Item(str("scope"), str(in.Scope)),
+		ast.Item(str("unit"), str(in.Unit)),
 		ast.Item(str("templated"), ast.BooleanTerm(in.Templated)),
 	)
+	tv, err := ast.InterfaceToValue(in.Target)
+	if err != nil {
+		return nil, fmt.Errorf("build policy input: %w", err)
+	}
+	o.Insert(str("target"), ast.NewTerm(tv))
 	if in.Embedded != nil {
 		o.Insert(str("embedded"), ast.NewTerm(pathValue(in.Embedded)))
 	}
@@ -372,7 +405,8 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 	return &Input{
 		ID: r.ID, File: r.File, Document: r.Document, Embedded: r.Embedded,
 		APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name,
-		Scope: r.Scope, Templated: d.File.Outer().Templated, Instances: ins, Object: obj,
+		Scope: r.Scope, Unit: checker.UnitOf(r.File), Target: targetView(ws.TargetOf(r.File)),
+		Templated: d.File.Outer().Templated, Instances: ins, Object: obj,
 	}, nil
 }
 
@@ -454,38 +488,40 @@ func BuildView(ws *checker.Workspace) *View { return newViewCtx(ws).view() }
 
 func (c *viewCtx) view() *View {
 	ws := c.ws
-	t := ws.Target
 	v := &View{
 		SchemaVersion: SchemaVersion,
-		Target:        TargetView{Version: t.Version.String(), Minor: t.Version.Minor, Source: t.Source},
+		Target:        targetView(ws.Target),
+		Targets:       []TargetView{},
 		Instances:     []InstanceView{},
 		Services:      []ServiceView{},
 		Replacements:  []Replacement{},
 		Documents:     []DocRef{},
 	}
-	if t.Pos != nil {
-		v.Target.Location = loc(*t.Pos, *t.Pos)
+	for _, t := range ws.ScopeTargets() {
+		v.Targets = append(v.Targets, targetView(t))
 	}
 	for _, d := range ws.Docs {
 		v.Documents = append(v.Documents, c.docRef(d))
 	}
 	for _, in := range ws.Instances {
+		t := ws.InstanceTarget(in)
 		iv := InstanceView{
 			Label: in.Label, Kind: instanceKinds[in.Kind], Windows: in.Windows,
+			Target:   targetView(t),
 			Workload: c.docRefPtr(in.Workload), Container: in.Container,
 			ConfigFlag: in.HasConfigFlag(), Config: c.docRefPtr(in.Config),
 			ConfigUnresolved: in.ConfigUnresolved,
 			Mode:             setting(in.Mode(t.Version)),
 			ConfigVia:        []RelatedView{}, Flags: []FlagView{}, FeatureGates: []GateView{},
-			Installer: installerView(c, in),
+			Installer: installerView(c, in, t.Version),
 		}
 		switch {
 		case in.Workload != nil:
-			iv.Scope = c.scope(in.Workload.File.Outer().Path)
+			iv.Scope, iv.Unit = c.scope(in.Workload.File.Outer().Path), checker.UnitOf(in.Workload.File.Outer().Path)
 		case in.Source != nil:
-			iv.Scope = c.scope(in.Source.Path)
+			iv.Scope, iv.Unit = c.scope(in.Source.Path), checker.UnitOf(in.Source.Path)
 		case in.Config != nil:
-			iv.Scope = c.scope(in.Config.File.Outer().Path)
+			iv.Scope, iv.Unit = c.scope(in.Config.File.Outer().Path), checker.UnitOf(in.Config.File.Outer().Path)
 		}
 		for _, r := range in.ConfigVia {
 			iv.ConfigVia = append(iv.ConfigVia, RelatedView{Message: r.Message, Location: loc(r.Pos, r.End)})

@@ -97,12 +97,12 @@ const kubeadmProxyDoc = "---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind
 // kp101Installer reports an installer instance whose mode is the installer's default when
 // that default changes with the target version (kubeadm without a KubeProxyConfiguration).
 func kp101Installer(p *checker.Pass, in *checker.Instance, seen findingKeys) {
-	m := in.Mode(p.Target)
+	m := in.Mode(p.Target())
 	if m.Origin != checker.OriginInstallerDefault {
 		return
 	}
 	ins := in.Installer
-	before, at, changes := ins.DefaultChanges(p.Target)
+	before, at, changes := ins.DefaultChanges(p.Target())
 	if !changes || hasProxyConfigInScope(p.Workspace, in) {
 		return
 	}
@@ -114,9 +114,9 @@ func kp101Installer(p *checker.Pass, in *checker.Instance, seen findingKeys) {
 	}
 	if at != before {
 		sev = checker.SeverityError
-		msg = fmt.Sprintf("%s, so %s writes the default mode %s at target %s instead of %s (its default through 1.39): the data plane changes", subject, ins.Name, at, p.Target, before)
+		msg = fmt.Sprintf("%s, so %s writes the default mode %s at target %s instead of %s (its default through 1.39): the data plane changes", subject, ins.Name, at, p.Target(), before)
 	} else {
-		msg = fmt.Sprintf("%s, so kube-proxy runs %s's default %s at target %s; the default becomes nftables in 1.40", subject, ins.Name, at, p.Target)
+		msg = fmt.Sprintf("%s, so kube-proxy runs %s's default %s at target %s; the default becomes nftables in 1.40", subject, ins.Name, at, p.Target())
 	}
 	f := installerFinding(in, nil, false, sev, msg)
 	if ins.Name == checker.InstallerKubeadm && ins.Doc != nil && ins.Doc.Parent == nil {
@@ -171,7 +171,7 @@ func kp102Installer(p *checker.Pass, in *checker.Instance, m checker.Setting, se
 	if fx, ok := installerModeFix(in, m, checker.ModeNFTables); ok {
 		fixes = append(fixes, fx)
 	}
-	reportInstallerMode(p, in, m, sev, installerModeSource(in, m, p.Target)+": "+msg, fixes...)
+	reportInstallerMode(p, in, m, sev, installerModeSource(in, m, p.Target())+": "+msg, fixes...)
 }
 
 // kp103Installer reports an installer mode value outside the installer's vocabulary.
@@ -210,12 +210,12 @@ func kp202Installer(p *checker.Pass, in *checker.Instance) {
 	if in.IsDisabled() {
 		return
 	}
-	m := in.Mode(p.Target)
+	m := in.Mode(p.Target())
 	if !ipvsUnused(m) {
 		return
 	}
 	ins := in.Installer
-	reason := installerModeSource(in, m, p.Target)
+	reason := installerModeSource(in, m, p.Target())
 	for i := range ins.IPVS {
 		s := &ins.IPVS[i]
 		msg := fmt.Sprintf("%s %s %s has no effect: %s, and only ipvs mode reads it", ins.Name, s.Key, s.Value, reason)
@@ -246,7 +246,7 @@ func kp105InstallerGates(p *checker.Pass, in *checker.Instance, report func(chec
 		if kp105Skip(g.Name) || g.Doc == nil {
 			continue
 		}
-		sev, msg, _ := kp105Check(p.Target, g.Name, g.Value, !g.Invalid)
+		sev, msg, _ := kp105Check(p.Target(), g.Name, g.Value, !g.Invalid)
 		if msg == "" {
 			continue
 		}

@@ -13,6 +13,7 @@ func kp106Installers(p *checker.Pass) {
 		if !installerOnly(in) || in.IsDisabled() {
 			continue
 		}
+		p := p.ForInstance(in)
 		ins := in.Installer
 		fl := in.Flag("proxy-mode")
 		if s := ins.Mode; s != nil && fl != nil && !s.Placeholder && fl.Value != "" && !checker.HasPlaceholder(fl.Value) {
@@ -26,7 +27,7 @@ func kp106Installers(p *checker.Pass) {
 		if ins.Name == checker.InstallerKubeadm || in.Source == nil {
 			continue // kubeadm vs its ConfigMap: kp106Kubeadm and KP205
 		}
-		im := in.Mode(p.Target)
+		im := in.Mode(p.Target())
 		if im.Origin == checker.OriginUnknown || im.Value == "" {
 			continue
 		}
@@ -37,7 +38,7 @@ func kp106Installers(p *checker.Pass) {
 			if !p.Workspace.SameScope(in.Source.Path, installerScopeFile(o)) {
 				continue
 			}
-			om := o.Mode(p.Target)
+			om := o.Mode(p.Target())
 			if (om.Origin != checker.OriginConfig && om.Origin != checker.OriginFlag) || om.Value == im.Value {
 				continue
 			}
@@ -45,8 +46,8 @@ func kp106Installers(p *checker.Pass) {
 			if pos, end, ok := im.Where(); ok {
 				rp, re = pos, end
 			}
-			msg := fmt.Sprintf("kube-proxy mode %s here conflicts with the %s configuration in %s, where %s", om.Value, ins.Name, in.Source.Path, installerModeSource(in, im, p.Target))
-			f := checker.Finding{Message: msg, Related: []checker.Related{{Pos: rp, End: re, Message: installerModeSource(in, im, p.Target)}}}
+			msg := fmt.Sprintf("kube-proxy mode %s here conflicts with the %s configuration in %s, where %s", om.Value, ins.Name, in.Source.Path, installerModeSource(in, im, p.Target()))
+			f := checker.Finding{Message: msg, Related: []checker.Related{{Pos: rp, End: re, Message: installerModeSource(in, im, p.Target())}}}
 			if om.Flag != nil {
 				f.Pos, f.End, f.Object, f.Path = om.Flag.Pos, om.Flag.End, om.Flag.Doc.Ref(), om.Flag.NodePath
 			} else if om.Doc != nil {

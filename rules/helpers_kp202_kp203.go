@@ -16,6 +16,8 @@ type configUse struct {
 	doc  *checker.Document
 	kpc  *kpv1.KubeProxyConfiguration
 	mode checker.Setting
+	// pass is bound to the target of the (first) kube-proxy that reads the configuration.
+	pass *checker.Pass
 }
 
 // configsInUse returns every decoded KubeProxyConfiguration that a kube-proxy reads (through
@@ -34,7 +36,8 @@ func configsInUse(p *checker.Pass) []configUse {
 		if c == nil {
 			continue
 		}
-		m := in.Mode(p.Target)
+		ip := p.ForInstance(in)
+		m := in.Mode(ip.Target())
 		if i, ok := idx[in.Config]; ok {
 			if out[i].mode.Value != m.Value {
 				mixed[in.Config] = true
@@ -42,7 +45,7 @@ func configsInUse(p *checker.Pass) []configUse {
 			continue
 		}
 		idx[in.Config] = len(out)
-		out = append(out, configUse{doc: in.Config, kpc: c, mode: m})
+		out = append(out, configUse{doc: in.Config, kpc: c, mode: m, pass: ip})
 	}
 	kept := out[:0]
 	for _, u := range out {

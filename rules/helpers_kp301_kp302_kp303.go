@@ -37,14 +37,37 @@ func instanceFile(in *checker.Instance) string {
 	return ""
 }
 
-// linuxInstances returns the Linux kube-proxies with a known mode at the target.
+// modesAt computes the Linux kube-proxies with their modes at each target version asked for,
+// once per version: rules about a file (KP302, KP501) judge the kube-proxies in its scope at
+// the file's own target, which is the version their messages name.
+type modesAt struct {
+	p  *checker.Pass
+	at map[checker.Version][]proxyInstance
+}
+
+func newModesAt(p *checker.Pass) *modesAt {
+	return &modesAt{p: p, at: map[checker.Version][]proxyInstance{}}
+}
+
+// get returns linuxInstances at the target of pass p.
+func (m *modesAt) get(p *checker.Pass) []proxyInstance {
+	v := p.Target()
+	out, ok := m.at[v]
+	if !ok {
+		out = linuxInstances(p)
+		m.at[v] = out
+	}
+	return out
+}
+
+// linuxInstances returns the Linux kube-proxies with a known mode at the target of p.
 func linuxInstances(p *checker.Pass) []proxyInstance {
 	var out []proxyInstance
 	for _, in := range p.Workspace.Instances {
 		if runsOnWindows(in) {
 			continue
 		}
-		m := in.Mode(p.Target)
+		m := in.Mode(p.Target())
 		switch m.Value {
 		case checker.ModeIPTables, checker.ModeIPVS, checker.ModeNFTables:
 		default:
@@ -53,6 +76,33 @@ func linuxInstances(p *checker.Pass) []proxyInstance {
 		out = append(out, proxyInstance{Instance: in, mode: m, file: instanceFile(in)})
 	}
 	return out
+}
+
+// linuxInstancesEach returns the Linux kube-proxies with a known mode, each at its own target
+// (checker.Workspace.InstanceTarget), with the pass bound to that target: for the rules
+// about an instance as a whole (KP301, KP303).
+func linuxInstancesEach(p *checker.Pass) []boundInstance {
+	var out []boundInstance
+	for _, in := range p.Workspace.Instances {
+		if runsOnWindows(in) {
+			continue
+		}
+		ip := p.ForInstance(in)
+		m := in.Mode(ip.Target())
+		switch m.Value {
+		case checker.ModeIPTables, checker.ModeIPVS, checker.ModeNFTables:
+		default:
+			continue
+		}
+		out = append(out, boundInstance{proxyInstance{Instance: in, mode: m, file: instanceFile(in)}, ip})
+	}
+	return out
+}
+
+// boundInstance is a proxyInstance with the pass bound to its target.
+type boundInstance struct {
+	proxyInstance
+	p *checker.Pass
 }
 
 // inScope returns the instances in the scope of file.

@@ -408,20 +408,19 @@ func kp4InstanceFile(in *checker.Instance) string {
 }
 
 // kp4Modes answers "does a kube-proxy of this file's cluster scope run nftables at the
-// target?" for many files: the instances' modes and scopes are computed once per rule run and
-// the answer is cached per file.
+// file's target?" for many files: the instances' scopes are computed once per rule run, their
+// modes once per target version, and the answer is cached per file.
 type kp4Modes struct {
 	p      *checker.Pass
 	inst   []kp4ModeInstance
+	modes  map[checker.Version][]checker.Setting
 	byFile map[string]kp4ModeAnswer
 	built  bool
 }
 
 type kp4ModeInstance struct {
-	in    *checker.Instance
-	mode  checker.Setting
-	scope string
-	nft   bool
+	in          *checker.Instance
+	scope, unit string
 }
 
 type kp4ModeAnswer struct {
@@ -433,15 +432,27 @@ type kp4ModeAnswer struct {
 func (k *kp4Modes) build() {
 	k.built = true
 	k.byFile = map[string]kp4ModeAnswer{}
+	k.modes = map[checker.Version][]checker.Setting{}
 	for _, in := range k.p.Workspace.Instances {
 		f := kp4InstanceFile(in)
 		if f == "" {
 			continue
 		}
-		m := in.Mode(k.p.Target)
-		k.inst = append(k.inst, kp4ModeInstance{in: in, mode: m, scope: k.p.Workspace.ScopeOf(f),
-			nft: m.Origin != checker.OriginUnknown && m.Value == checker.ModeNFTables})
+		k.inst = append(k.inst, kp4ModeInstance{in: in, scope: k.p.Workspace.ScopeOf(f), unit: checker.UnitOf(f)})
 	}
+}
+
+// modesAt returns the instances' modes at target v.
+func (k *kp4Modes) modesAt(v checker.Version) []checker.Setting {
+	ms, ok := k.modes[v]
+	if !ok {
+		ms = make([]checker.Setting, len(k.inst))
+		for i := range k.inst {
+			ms[i] = k.inst[i].in.Mode(v)
+		}
+		k.modes[v] = ms
+	}
+	return ms
 }
 
 // sameScope is checker.Workspace.SameScope on scope directories.
@@ -452,8 +463,9 @@ func kp4SameScope(a, b string) bool {
 	return a == "" || b == "" || dirPrefix(a, b) || dirPrefix(b, a)
 }
 
-// nftables returns a kube-proxy whose effective mode at the target is nftables, among the
-// instances in the cluster scope of file, or (when the scope has none) among all instances.
+// nftables returns a kube-proxy whose effective mode at the file's target is nftables, among
+// the instances in the cluster scope of file, or (when the scope has none) among all instances
+// of the file's self-contained tree (checker.UnitOf).
 func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bool) {
 	if !k.built {
 		k.build()
@@ -461,18 +473,23 @@ func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bo
 	if a, ok := k.byFile[file]; ok {
 		return a.in, a.mode, a.ok
 	}
-	sf := k.p.Workspace.ScopeOf(file)
-	var scoped, any *kp4ModeInstance
+	sf, uf := k.p.Workspace.ScopeOf(file), checker.UnitOf(file)
+	ms := k.modesAt(k.p.Workspace.TargetOf(file).Version)
+	var scoped, any int = -1, -1
 	inScope := false
 	for i := range k.inst {
 		is := &k.inst[i]
+		if is.unit != uf {
+			continue
+		}
 		same := kp4SameScope(sf, is.scope)
 		inScope = inScope || same
-		if is.nft && same && scoped == nil {
-			scoped = is
+		nft := ms[i].Origin != checker.OriginUnknown && ms[i].Value == checker.ModeNFTables
+		if nft && same && scoped < 0 {
+			scoped = i
 		}
-		if is.nft && any == nil {
-			any = is
+		if nft && any < 0 {
+			any = i
 		}
 	}
 	pick := scoped
@@ -480,8 +497,8 @@ func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bo
 		pick = any
 	}
 	a := kp4ModeAnswer{}
-	if pick != nil {
-		a = kp4ModeAnswer{in: pick.in, mode: pick.mode, ok: true}
+	if pick >= 0 {
+		a = kp4ModeAnswer{in: k.inst[pick].in, mode: ms[pick], ok: true}
 	}
 	k.byFile[file] = a
 	return a.in, a.mode, a.ok

@@ -113,6 +113,7 @@ func runKP002(p *checker.Pass) error {
 		if d.Kind != "KubeProxyConfiguration" || !strings.HasPrefix(d.APIVersion, "kubeproxy.config.k8s.io/") {
 			continue
 		}
+		p := p.At(d.File.Outer().Path)
 		unknown := map[*yaml.Node]bool{}
 		for _, is := range d.Issues {
 			if is.Kind == checker.IssueUnknown {
@@ -134,7 +135,7 @@ func runKP002(p *checker.Pass) error {
 			}
 		}
 		for _, a := range kp002Added {
-			if p.Target.AtLeast(a.minor) {
+			if p.Target().AtLeast(a.minor) {
 				continue
 			}
 			k, _ := d.Lookup(a.path)
@@ -142,7 +143,7 @@ func runKP002(p *checker.Pass) error {
 				continue
 			}
 			p.Report(checker.Finding{
-				Message: fmt.Sprintf("%s is not known to kube-proxy before 1.%d (target %s): kube-proxy drops it", a.path, a.minor, p.Target),
+				Message: fmt.Sprintf("%s is not known to kube-proxy before 1.%d (target %s): kube-proxy drops it", a.path, a.minor, p.Target()),
 				Pos:     d.NodePos(k), End: d.NodeEnd(k), Object: d.Ref(), Path: a.path,
 			})
 		}
@@ -163,7 +164,7 @@ func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
 	}
 	f := checker.Finding{Pos: d.NodePos(is.Key), End: d.NodeEnd(is.Key), Object: d.Ref(), Path: is.Path}
 	if r, ok := kp002Removed[is.Path.String()]; ok {
-		if r.minor > 0 && !p.Target.AtLeast(r.minor) {
+		if r.minor > 0 && !p.Target().AtLeast(r.minor) {
 			return // still a valid field at the target
 		}
 		removed := "was removed"

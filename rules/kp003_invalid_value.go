@@ -94,6 +94,7 @@ func runKP003(p *checker.Pass) error {
 		}
 	}
 	for _, in := range p.Workspace.Instances {
+		k.p = p.ForInstance(in)
 		if in.HasConfigFlag() {
 			if in.Config != nil {
 				k.config(in, in.Config)
@@ -221,7 +222,7 @@ func (k *kp003) config(in *checker.Instance, d *checker.Document) {
 	if c == nil {
 		return // did not decode: KP001
 	}
-	t := k.p.Target
+	t := k.p.Target()
 	mode := in.Mode(t).Value
 	section := "iptables"
 	switch mode {
@@ -632,7 +633,7 @@ func kp003HostPort(s string) string {
 // ---- flags (kube-proxy without --config) ----
 
 func (k *kp003) flags(in *checker.Instance) {
-	t := k.p.Target
+	t := k.p.Target()
 	mode := in.Mode(t).Value
 	flagAt := func(f *checker.Flag, msg string) {
 		k.report(checker.Finding{Message: msg, Pos: f.Pos, End: f.End, Object: f.Doc.Ref(), Path: f.NodePath})

@@ -95,19 +95,20 @@ var kp101NoProxyFlags = []string{"cleanup", "version", "help", "h", "write-confi
 
 func runKP101(p *checker.Pass) error {
 	seen := findingKeys{}
-	sev := checker.SeverityWarning
-	if p.Target.AtLeast(40) {
-		sev = checker.SeverityError
-	}
 	for _, in := range p.Workspace.Instances {
 		if runsOnWindows(in) || in.IsDisabled() {
 			continue
+		}
+		p := p.ForInstance(in)
+		sev := checker.SeverityWarning
+		if p.Target().AtLeast(40) {
+			sev = checker.SeverityError
 		}
 		if installerOnly(in) {
 			kp101Installer(p, in, seen)
 			continue
 		}
-		m := in.Mode(p.Target)
+		m := in.Mode(p.Target())
 		if m.Origin != checker.OriginDefault || kp101NotProxying(in) {
 			continue
 		}
@@ -173,7 +174,7 @@ func kp101Config(p *checker.Pass, doc *checker.Document) (checker.Finding, bool)
 		what = "mode is " + v.Value
 	}
 	f := checker.Finding{
-		Message: what + ", so kube-proxy " + kp101Default(p.Target),
+		Message: what + ", so kube-proxy " + kp101Default(p.Target()),
 		Pos:     pos, End: end, Object: doc.Ref(), Path: mp,
 	}
 	for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
@@ -189,7 +190,7 @@ func kp101Config(p *checker.Pass, doc *checker.Document) (checker.Finding, bool)
 func kp101CommandLine(p *checker.Pass, in *checker.Instance) (checker.Finding, bool) {
 	if fl := in.Flag("proxy-mode"); fl != nil {
 		f := checker.Finding{
-			Message: "--proxy-mode is empty, so kube-proxy " + kp101Default(p.Target),
+			Message: "--proxy-mode is empty, so kube-proxy " + kp101Default(p.Target()),
 			Pos:     fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
 		}
 		for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
@@ -207,7 +208,7 @@ func kp101CommandLine(p *checker.Pass, in *checker.Instance) (checker.Finding, b
 		return checker.Finding{}, false
 	}
 	f := checker.Finding{
-		Message: "kube-proxy has neither --config nor --proxy-mode, so it " + kp101Default(p.Target),
+		Message: "kube-proxy has neither --config nor --proxy-mode, so it " + kp101Default(p.Target()),
 		Object:  d.Ref(),
 	}
 	a, ok := findKubeProxyArgv(in)

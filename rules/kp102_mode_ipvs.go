@@ -52,25 +52,26 @@ func runKP102(p *checker.Pass) error {
 		if in.IsDisabled() {
 			continue
 		}
-		m := in.Mode(p.Target)
+		p := p.ForInstance(in)
+		m := in.Mode(p.Target())
 		if m.Value != checker.ModeIPVS {
 			continue
 		}
 		sev := checker.SeverityWarning
 		msg := "kube-proxy mode ipvs is deprecated and stops working in a later release"
 		switch {
-		case p.Target.AtLeast(43):
+		case p.Target().AtLeast(43):
 			sev = checker.SeverityError
-			msg = fmt.Sprintf("kube-proxy mode ipvs was removed in 1.43; at target %s kube-proxy cannot start", p.Target)
-		case p.Target.AtLeast(40):
+			msg = fmt.Sprintf("kube-proxy mode ipvs was removed in 1.43; at target %s kube-proxy cannot start", p.Target())
+		case p.Target().AtLeast(40):
 			if g, ok := in.Gate("KubeProxyIPVS"); ok && g.Value && !g.Invalid {
-				msg = fmt.Sprintf("kube-proxy mode ipvs only starts at target %s because KubeProxyIPVS is true; it is removed in 1.43", p.Target)
+				msg = fmt.Sprintf("kube-proxy mode ipvs only starts at target %s because KubeProxyIPVS is true; it is removed in 1.43", p.Target())
 			} else {
 				sev = checker.SeverityError
-				msg = fmt.Sprintf("kube-proxy mode ipvs exits at startup at target %s: the KubeProxyIPVS gate is off by default from 1.40", p.Target)
+				msg = fmt.Sprintf("kube-proxy mode ipvs exits at startup at target %s: the KubeProxyIPVS gate is off by default from 1.40", p.Target())
 			}
-		case p.Target.AtLeast(37):
-			msg = fmt.Sprintf("kube-proxy mode ipvs is deprecated (target %s); from 1.40 kube-proxy exits unless KubeProxyIPVS is true", p.Target)
+		case p.Target().AtLeast(37):
+			msg = fmt.Sprintf("kube-proxy mode ipvs is deprecated (target %s); from 1.40 kube-proxy exits unless KubeProxyIPVS is true", p.Target())
 		}
 		if installerOnly(in) {
 			kp102Installer(p, in, m, sev, msg)

@@ -69,7 +69,8 @@ func runKP103(p *checker.Pass) error {
 		if in.IsDisabled() {
 			continue
 		}
-		m := in.Mode(p.Target)
+		p := p.ForInstance(in)
+		m := in.Mode(p.Target())
 		if m.Origin == checker.OriginInstaller {
 			kp103Installer(p, in, m, seen)
 			continue
@@ -77,7 +78,7 @@ func runKP103(p *checker.Pass) error {
 		if m.Origin != checker.OriginConfig && m.Origin != checker.OriginFlag {
 			continue
 		}
-		msg, fixTo, related := kp103Check(p.Target, in, m.Value)
+		msg, fixTo, related := kp103Check(p.Target(), in, m.Value)
 		if msg == "" {
 			continue
 		}

@@ -65,11 +65,12 @@ mode: nftables
 func runKP104(p *checker.Pass) error {
 	seen := findingKeys{}
 	for _, in := range p.Workspace.Instances {
+		p := p.ForInstance(in)
 		for _, g := range in.FeatureGates() {
 			if !isIPVSGate(g.Name) {
 				continue
 			}
-			sev, msg, removable := kp104Check(p.Target, in, g)
+			sev, msg, removable := kp104Check(p.Target(), in, g)
 			if msg == "" {
 				continue
 			}

@@ -71,12 +71,13 @@ mode: nftables
 
 func runKP105(p *checker.Pass) error {
 	seen := reportOnce{}
-	report := func(f checker.Finding) {
-		if seen.first(f) {
-			p.Report(f)
-		}
-	}
 	for _, in := range p.Workspace.Instances {
+		p := p.ForInstance(in)
+		report := func(f checker.Finding) {
+			if seen.first(f) {
+				p.Report(f)
+			}
+		}
 		if in.Installer != nil {
 			kp105InstallerGates(p, in, report)
 		}
@@ -130,7 +131,7 @@ func kp105Config(p *checker.Pass, doc *checker.Document, report func(checker.Fin
 					Message: fmt.Sprintf("feature gate %s is set to %s, not to true or false: kube-proxy cannot decode the configuration and exits", name, kp105Describe(v))})
 			}
 		}
-		sev, msg, onValue := kp105Check(p.Target, name, value, known)
+		sev, msg, onValue := kp105Check(p.Target(), name, value, known)
 		if msg == "" {
 			continue
 		}
@@ -177,7 +178,7 @@ func kp105Flag(p *checker.Pass, fl *checker.Flag, report func(checker.Finding)) 
 			f.Message = fmt.Sprintf("feature gate %s is set to %q, not to true or false: kube-proxy rejects --feature-gates and exits", name, raw)
 			report(f)
 		}
-		if sev, msg, _ := kp105Check(p.Target, name, value, known); msg != "" {
+		if sev, msg, _ := kp105Check(p.Target(), name, value, known); msg != "" {
 			f.Severity, f.Message = sev, msg
 			report(f)
 		}

@@ -72,7 +72,7 @@ mode: iptables
 
 func runKP106(p *checker.Pass) error {
 	for _, in := range p.Workspace.Instances {
-		kp106Flag(p, in)
+		kp106Flag(p.ForInstance(in), in)
 	}
 	kp106Kubeadm(p)
 	kp106Installers(p)
@@ -88,7 +88,7 @@ func kp106Flag(p *checker.Pass, in *checker.Instance) {
 	if fl == nil || !fl.HasValue || fl.Value == "" {
 		return
 	}
-	m := in.Mode(p.Target)
+	m := in.Mode(p.Target())
 	if m.Origin == checker.OriginUnknown || fl.Value == m.Value {
 		return
 	}
@@ -99,7 +99,7 @@ func kp106Flag(p *checker.Pass, in *checker.Instance) {
 		pos, end, _ := in.Config.ValuePos(checker.Path{"mode"})
 		rel = checker.Related{Pos: pos, End: end, Message: "the config file sets mode " + m.Value}
 	} else {
-		msg = fmt.Sprintf("--proxy-mode=%s conflicts with the config file, which does not set mode: kube-proxy ignores the flag because --config is set and runs in the default mode %s at target %s", fl.Value, m.Value, p.Target)
+		msg = fmt.Sprintf("--proxy-mode=%s conflicts with the config file, which does not set mode: kube-proxy ignores the flag because --config is set and runs in the default mode %s at target %s", fl.Value, m.Value, p.Target())
 		pos, end := in.Config.KindPos()
 		rel = checker.Related{Pos: pos, End: end, Message: "the config file in use does not set mode"}
 	}
@@ -141,6 +141,7 @@ func (s kp106Source) describe(t checker.Version) string {
 
 // kp106Kubeadm compares kubeadm configurations with the kube-system/kube-proxy ConfigMap.
 func kp106Kubeadm(p *checker.Pass) {
+	// The sources' modes are read at the target of each comparison, below.
 	var kubeadm, cms []kp106Source
 	for _, f := range p.Workspace.Files {
 		var cluster, kpc *checker.Document
@@ -157,26 +158,29 @@ func kp106Kubeadm(p *checker.Pass) {
 			if d.Kind == "ConfigMap" && d.Name == "kube-proxy" && (d.Namespace == "kube-system" || d.Namespace == "") {
 				for _, e := range d.Embedded {
 					if e.Kind == "KubeProxyConfiguration" && e.ParentPath.String() == "data.config.conf" {
-						cms = append(cms, kp106SourceOf(e, p.Target))
+						cms = append(cms, kp106Source{doc: e})
 					}
 				}
 			}
 		}
 		if !skip && cluster != nil && kpc != nil && !strings.EqualFold(cluster.Str(checker.Path{"proxy", "disabled"}), "true") {
-			kubeadm = append(kubeadm, kp106SourceOf(kpc, p.Target))
+			kubeadm = append(kubeadm, kp106Source{doc: kpc})
 		}
 	}
-	for _, cm := range cms {
-		for _, ka := range kp106Nearest(cm, kubeadm) {
+	for _, c := range cms {
+		for _, k := range kp106Nearest(c, kubeadm) {
+			// The kubeadm config defines the cluster: both sides at its target.
+			p := p.At(k.doc.File.Outer().Path)
+			cm, ka := kp106SourceOf(c.doc, p.Target()), kp106SourceOf(k.doc, p.Target())
 			if ka.mode == cm.mode || ka.unknown || cm.unknown {
 				continue
 			}
 			pos, end := cm.where()
 			kpos, kend := ka.where()
 			kfile := ka.doc.File.Outer().Path
-			msg := fmt.Sprintf("kube-proxy ConfigMap kube-system/kube-proxy %s, but the kubeadm config in %s %s: kubeadm init and upgrade rewrite the ConfigMap from the kubeadm config", cm.describe(p.Target), kfile, ka.describe(p.Target))
+			msg := fmt.Sprintf("kube-proxy ConfigMap kube-system/kube-proxy %s, but the kubeadm config in %s %s: kubeadm init and upgrade rewrite the ConfigMap from the kubeadm config", cm.describe(p.Target()), kfile, ka.describe(p.Target()))
 			p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: cm.doc.Ref(), Path: checker.Path{"mode"},
-				Related: []checker.Related{{Pos: kpos, End: kend, Message: "the kubeadm KubeProxyConfiguration " + ka.describe(p.Target)}}})
+				Related: []checker.Related{{Pos: kpos, End: kend, Message: "the kubeadm KubeProxyConfiguration " + ka.describe(p.Target())}}})
 		}
 	}
 }
@@ -196,12 +200,17 @@ func kp106SkipsProxy(d *checker.Document) bool {
 }
 
 // kp106Nearest returns the kubeadm sources whose directory shares the longest prefix with the
-// ConfigMap's directory.
+// ConfigMap's directory, among those of the same self-contained tree (checker.UnitOf): a
+// kubeadm config in test data says nothing about a ConfigMap elsewhere.
 func kp106Nearest(cm kp106Source, all []kp106Source) []kp106Source {
-	dir := path.Dir(cm.doc.File.Outer().Path)
+	file := cm.doc.File.Outer().Path
+	dir, unit := path.Dir(file), checker.UnitOf(file)
 	best := -1
 	var out []kp106Source
 	for _, ka := range all {
+		if checker.UnitOf(ka.doc.File.Outer().Path) != unit {
+			continue
+		}
 		n := kp106CommonDirs(dir, path.Dir(ka.doc.File.Outer().Path))
 		switch {
 		case n > best:

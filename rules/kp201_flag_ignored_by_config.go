@@ -67,13 +67,14 @@ func runKP201(p *checker.Pass) error {
 		if (in.Workload == nil && in.Kind != checker.InstanceCommand) || in.Flag("config") == nil {
 			continue
 		}
-		mode := in.Mode(p.Target)
+		p := p.ForInstance(in)
+		mode := in.Mode(p.Target())
 		for i := range in.Flags {
 			fl := &in.Flags[i]
 			if !checker.IgnoredWithConfig(fl.Name) {
 				continue
 			}
-			msg, rel, safe := kp201Explain(p.Target, in, fl, mode)
+			msg, rel, safe := kp201Explain(p.Target(), in, fl, mode)
 			f := checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
 				Related: append(rel, instanceRelated(in)...)}
 			if safe && len(fl.Remove) > 0 {

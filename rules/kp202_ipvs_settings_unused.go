@@ -91,18 +91,19 @@ func ipvsUnused(mode checker.Setting) bool {
 func runKP202(p *checker.Pass) error {
 	for _, u := range configsInUse(p) {
 		if ipvsUnused(u.mode) {
-			reportIPVSSection(p, u)
+			reportIPVSSection(u.pass, u)
 		}
 	}
 	for _, in := range p.Workspace.Instances {
 		if in.HasConfigFlag() {
 			continue // KP201 reports every --ipvs-* flag as ignored.
 		}
+		p := p.ForInstance(in)
 		if installerOnly(in) {
 			kp202Installer(p, in)
 			continue
 		}
-		m := in.Mode(p.Target)
+		m := in.Mode(p.Target())
 		if !ipvsUnused(m) {
 			continue
 		}
@@ -115,7 +116,7 @@ func runKP202(p *checker.Pass) error {
 			if f.HasValue {
 				text += "=" + f.Value
 			}
-			msg := fmt.Sprintf("%s has no effect: %s, and --ipvs-* flags apply only in ipvs mode", text, modeReason(m, p.Target))
+			msg := fmt.Sprintf("%s has no effect: %s, and --ipvs-* flags apply only in ipvs mode", text, modeReason(m, p.Target()))
 			var fixes []checker.Fix
 			if len(f.Remove) > 0 {
 				fixes = append(fixes, checker.Fix{Message: "Remove " + "--" + f.Name, Edits: f.Remove})
@@ -152,7 +153,7 @@ func reportIPVSSection(p *checker.Pass, u configUse) {
 			wholeFix = []checker.Fix{{Message: "Delete the unused ipvs: section", Edits: []checker.TextEdit{e}}}
 		}
 	}
-	reason := modeReason(u.mode, p.Target)
+	reason := modeReason(u.mode, p.Target())
 	for i, name := range set {
 		path := checker.Path{"ipvs", name}
 		msg := fmt.Sprintf("ipvs.%s %s has no effect: %s, and only ipvs mode reads the ipvs: section", name, ipvsValueText(u, name), reason)

@@ -159,7 +159,7 @@ func runKP203(p *checker.Pass) error {
 	for _, u := range configsInUse(p) {
 		switch u.mode.Value {
 		case checker.ModeIPTables, checker.ModeIPVS, checker.ModeNFTables:
-			reportUnreadSections(p, u)
+			reportUnreadSections(u.pass, u)
 		}
 	}
 	return nil
@@ -178,7 +178,7 @@ type carryItem struct {
 // reportUnreadSections reports the values of u's configuration that its mode does not read.
 func reportUnreadSections(p *checker.Pass, u configUse) {
 	mode := u.mode.Value
-	reason := modeReason(u.mode, p.Target)
+	reason := modeReason(u.mode, p.Target())
 	var items []carryItem
 	for _, sf := range sectionFields {
 		dst := readSection(mode, sf.field)

@@ -73,7 +73,8 @@ func runKP205(p *checker.Pass) error {
 			}
 			for _, ka := range kubeadms {
 				if p.Workspace.SameScope(d.File.Path, ka.Source.Path) {
-					kp205Check(p, d, e, ka)
+					// The kubeadm config defines the cluster: compare at its target.
+					kp205Check(p.ForInstance(ka), d, e, ka)
 				}
 			}
 		}
@@ -83,7 +84,7 @@ func runKP205(p *checker.Pass) error {
 
 func kp205Check(p *checker.Pass, cm, conf *checker.Document, ka *checker.Instance) {
 	kfile := ka.Source.Path
-	cmMode := kp106SourceOf(conf, p.Target)
+	cmMode := kp106SourceOf(conf, p.Target())
 	if cmMode.unknown || ka.Installer.Doc.Open {
 		return
 	}
@@ -91,18 +92,18 @@ func kp205Check(p *checker.Pass, cm, conf *checker.Document, ka *checker.Instanc
 	if ka.Config == nil {
 		pos, end, _ := cm.KeyPos(checker.Path{"data", "config.conf"})
 		msg := fmt.Sprintf("kubeadm regenerates ConfigMap kube-system/kube-proxy from the kubeadm config in %s, which has no KubeProxyConfiguration document: this config.conf (which %s) would be replaced by kubeadm's defaults (mode %s at target %s)",
-			kfile, cmMode.describe(p.Target), ka.Installer.DefaultMode(p.Target), p.Target)
+			kfile, cmMode.describe(p.Target()), ka.Installer.DefaultMode(p.Target()), p.Target())
 		p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: cm.Ref(), Path: checker.Path{"data", "config.conf"},
 			Related: []checker.Related{{Pos: kpos, End: kend, Message: "kubeadm ClusterConfiguration without a KubeProxyConfiguration document"}}})
 		return
 	}
-	kaMode := kp106SourceOf(ka.Config, p.Target)
+	kaMode := kp106SourceOf(ka.Config, p.Target())
 	if kaMode.mode == cmMode.mode || kaMode.unknown || cmMode.unknown {
 		return
 	}
 	pos, end := cmMode.where()
 	rp, re := kaMode.where()
-	msg := fmt.Sprintf("kubeadm regenerates ConfigMap kube-system/kube-proxy from the kubeadm config in %s, which %s: the mode %s here would be replaced", kfile, kaMode.describe(p.Target), cmMode.mode)
+	msg := fmt.Sprintf("kubeadm regenerates ConfigMap kube-system/kube-proxy from the kubeadm config in %s, which %s: the mode %s here would be replaced", kfile, kaMode.describe(p.Target()), cmMode.mode)
 	p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: conf.Ref(), Path: checker.Path{"mode"},
-		Related: []checker.Related{{Pos: rp, End: re, Message: "the kubeadm KubeProxyConfiguration " + kaMode.describe(p.Target)}}})
+		Related: []checker.Related{{Pos: rp, End: re, Message: "the kubeadm KubeProxyConfiguration " + kaMode.describe(p.Target())}}})
 }

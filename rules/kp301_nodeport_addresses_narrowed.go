@@ -42,15 +42,13 @@ them.`,
 const kp301MaxRelated = 10
 
 func runKP301(p *checker.Pass) error {
-	if !p.Target.AtLeast(31) {
-		// Before 1.31 nftables mode (alpha and beta) accepted NodePorts on all IPs too.
-		return nil
-	}
 	seen := findingKeys{}
 	nodePorts := p.Workspace.NodePorts()
 	idx := p.Workspace.NewScopeIndex()
-	for _, in := range linuxInstances(p) {
-		if in.mode.Value != checker.ModeNFTables {
+	for _, bi := range linuxInstancesEach(p) {
+		in, p := bi.proxyInstance, bi.p
+		if in.mode.Value != checker.ModeNFTables || !p.Target().AtLeast(31) {
+			// Before 1.31 nftables mode (alpha and beta) accepted NodePorts on all IPs too.
 			continue
 		}
 		addrs, s := in.NodePortAddresses()
@@ -73,23 +71,23 @@ func runKP301(p *checker.Pass) error {
 			}
 		}
 		sev := checker.SeverityInfo
-		msg := fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs, not on every local IP as iptables and ipvs did", p.Target)
+		msg := fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs, not on every local IP as iptables and ipvs did", p.Target())
 		if len(services) > 0 {
 			sev = checker.SeverityWarning
-			msg = fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs; %d NodePort or LoadBalancer Services in scope lose reach on other node addresses", p.Target, len(services))
+			msg = fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs; %d NodePort or LoadBalancer Services in scope lose reach on other node addresses", p.Target(), len(services))
 		}
 		if !seen.first(pos, msg) {
 			continue
 		}
 		if in.mode.Origin != checker.OriginConfig {
-			related = append(modeRelated(in, p.Target), related...)
+			related = append(modeRelated(in, p.Target()), related...)
 		}
 		var fixes []checker.Fix
 		var path checker.Path
 		if in.HasConfigFlag() && in.Config != nil {
 			path = checker.Path{"nodePortAddresses"}
 			all := `["all"]`
-			if !p.Target.AtLeast(37) {
+			if !p.Target().AtLeast(37) {
 				all = `["0.0.0.0/0", "::/0"]`
 			}
 			for _, fx := range [][2]string{

@@ -82,10 +82,11 @@ func runKP302(p *checker.Pass) error {
 	}
 	nodePorts := p.Workspace.NodePorts()
 	kindPorts := kp302KindHostPorts(p.Workspace)
-	instances := linuxInstances(p)
+	modes := newModesAt(p)
 	ranges := p.Workspace.NodePortRanges()
 	idx := p.Workspace.NewScopeIndex()
 	for _, u := range uses {
+		p := p.At(u.file)
 		var declared []checker.NodePort
 		for _, np := range nodePorts {
 			if np.Port == u.port && idx.Same(u.file, np.Service.File.Outer().Path) {
@@ -106,7 +107,7 @@ func runKP302(p *checker.Pass) error {
 				break
 			}
 		}
-		sev, reason, related, ok := kp302Verdict(p, idx, instances, u.file, u.ipv6, proto)
+		sev, reason, related, ok := kp302Verdict(p, idx, modes.get(p), u.file, u.ipv6, proto)
 		if !ok {
 			continue
 		}
@@ -141,20 +142,20 @@ func kp302Verdict(p *checker.Pass, idx *checker.ScopeIndex, all []proxyInstance,
 				return checker.SeverityNone, "", nil, false
 			}
 		}
-		mode := checker.DefaultMode(p.Target, false)
-		served, why := kp302Served(mode, nil, p.Target, ipv6, proto)
+		mode := checker.DefaultMode(p.Target(), false)
+		served, why := kp302Served(mode, nil, p.Target(), ipv6, proto)
 		if served && mode != checker.ModeIPTables {
 			return checker.SeverityNone, "", nil, false
 		}
-		return checker.SeverityWarning, fmt.Sprintf("no kube-proxy configuration is in scope, and with %s, the default mode at target %s, %s", mode, p.Target, why), nil, true
+		return checker.SeverityWarning, fmt.Sprintf("no kube-proxy configuration is in scope, and with %s, the default mode at target %s, %s", mode, p.Target(), why), nil, true
 	}
 	var warnIn *proxyInstance
 	var warnWhy string
 	for i := range scoped {
 		in := &scoped[i]
-		served, why := kp302Served(in.mode.Value, in.Instance, p.Target, ipv6, proto)
+		served, why := kp302Served(in.mode.Value, in.Instance, p.Target(), ipv6, proto)
 		if !served {
-			return checker.SeverityError, why, modeRelated(*in, p.Target), true
+			return checker.SeverityError, why, modeRelated(*in, p.Target()), true
 		}
 		if in.mode.Value == checker.ModeIPTables && warnIn == nil {
 			warnIn, warnWhy = in, why
@@ -163,7 +164,7 @@ func kp302Verdict(p *checker.Pass, idx *checker.ScopeIndex, all []proxyInstance,
 	if warnIn == nil {
 		return checker.SeverityNone, "", nil, false
 	}
-	return checker.SeverityWarning, warnWhy, modeRelated(*warnIn, p.Target), true
+	return checker.SeverityWarning, warnWhy, modeRelated(*warnIn, p.Target()), true
 }
 
 // kp302Served says whether kube-proxy in mode (instance in, or the defaults when nil)

@@ -37,7 +37,8 @@ node IP or the Service's ClusterIP and drop both settings.`,
 
 func runKP303(p *checker.Pass) error {
 	seen := findingKeys{}
-	for _, in := range linuxInstances(p) {
+	for _, bi := range linuxInstancesEach(p) {
+		in, p := bi.proxyInstance, bi.p
 		if in.mode.Value != checker.ModeNFTables {
 			continue
 		}
@@ -45,7 +46,7 @@ func runKP303(p *checker.Pass) error {
 		if as.Origin == checker.OriginUnknown {
 			continue
 		}
-		on, explicit := gateOn(in.Instance, p.Target)
+		on, explicit := gateOn(in.Instance, p.Target())
 		loop := hasLoopbackEntry(addrs, false) || hasLoopbackEntry(addrs, true)
 		switch {
 		case on && explicit && !loop:
@@ -79,18 +80,18 @@ func runKP303(p *checker.Pass) error {
 		case loop && !on:
 			var why string
 			switch {
-			case !p.Target.AtLeast(37):
-				why = fmt.Sprintf("nftables mode serves no localhost NodePorts before 1.37 (target %s)", p.Target)
+			case !p.Target().AtLeast(37):
+				why = fmt.Sprintf("nftables mode serves no localhost NodePorts before 1.37 (target %s)", p.Target())
 			case explicit:
 				why = gateNFTablesLocalhostNodePorts + " is false"
 			default:
-				why = fmt.Sprintf("the %s gate is off by default at target %s", gateNFTablesLocalhostNodePorts, p.Target)
+				why = fmt.Sprintf("the %s gate is off by default at target %s", gateNFTablesLocalhostNodePorts, p.Target())
 			}
 			for i, a := range addrs {
 				if v4, v6 := loopbackEntry(a); !v4 && !v6 {
 					continue
 				}
-				if a == "localhost" && !p.Target.AtLeast(37) {
+				if a == "localhost" && !p.Target().AtLeast(37) {
 					// KP003 reports the keyword as invalid before 1.37.
 					continue
 				}

@@ -65,6 +65,7 @@ func runKP401(p *checker.Pass) error {
 			if chainModes == "" {
 				return
 			}
+			p := p.At(pos.Filename)
 			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path}
 			switch in, m, ok := modes.nftables(pos.Filename); {
 			case kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS, checker.ModeIPTables):
@@ -72,8 +73,8 @@ func runKP401(p *checker.Pass) error {
 				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode; this command runs only under a mode condition, so it is harmless in nftables mode", tok, chainModes)
 			case ok:
 				f.Severity = checker.SeverityError
-				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode, but kube-proxy runs in nftables mode at target %s and creates no such chain", tok, chainModes, p.Target)
-				f.Related = kp4ModeRelated(in, m, p.Target)
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode, but kube-proxy runs in nftables mode at target %s and creates no such chain", tok, chainModes, p.Target())
+				f.Related = kp4ModeRelated(in, m, p.Target())
 			default:
 				f.Severity = checker.SeverityWarning
 				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode: nftables mode (the default from 1.40) creates no such chain", tok, chainModes)

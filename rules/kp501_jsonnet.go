@@ -24,13 +24,14 @@ var kp501JsonnetSkipKeys = map[string]bool{
 
 // kp501Jsonnet reports mode-specific kube-proxy metrics in the string literals of the
 // jsonnet files in scope of a kube-proxy.
-func kp501Jsonnet(p *checker.Pass, idx *checker.ScopeIndex, instances []proxyInstance) {
+func kp501Jsonnet(p *checker.Pass, idx *checker.ScopeIndex, modes *modesAt) {
 	for _, f := range p.Workspace.Files {
 		if f.Format != checker.FormatText || f.Parent != nil || !isJsonnetPath(f.Path) ||
 			!bytes.Contains(f.Content, []byte(kubeProxyMetricPrefix)) {
 			continue
 		}
-		scoped := inScope(idx, instances, f.Path)
+		p := p.At(f.Path)
+		scoped := inScope(idx, modes.get(p), f.Path)
 		if len(scoped) == 0 {
 			continue
 		}

@@ -58,15 +58,16 @@ type kp501Query struct {
 }
 
 func runKP501(p *checker.Pass) error {
-	instances := linuxInstances(p)
-	if len(instances) == 0 {
+	if len(p.Workspace.Instances) == 0 {
 		return nil
 	}
+	modes := newModesAt(p)
 	idx := p.Workspace.NewScopeIndex()
 	for _, d := range p.Workspace.Docs {
 		if !mayHoldProxyMetric(d) {
 			continue
 		}
+		p := p.At(d.File.Outer().Path)
 		var queries []kp501Query
 		for _, g := range ruleGroups(d) {
 			for _, r := range g.rules {
@@ -83,7 +84,7 @@ func runKP501(p *checker.Pass) error {
 		if len(queries) == 0 {
 			continue
 		}
-		scoped := inScope(idx, instances, d.File.Outer().Path)
+		scoped := inScope(idx, modes.get(p), d.File.Outer().Path)
 		if len(scoped) == 0 {
 			continue
 		}
@@ -98,7 +99,7 @@ func runKP501(p *checker.Pass) error {
 			}
 		}
 	}
-	kp501Jsonnet(p, idx, instances)
+	kp501Jsonnet(p, idx, modes)
 	return nil
 }
 
@@ -120,7 +121,7 @@ func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, all []promRef, scoped 
 	var missing []proxyInstance
 	exported := false
 	for _, in := range scoped {
-		if m.exportedIn(in.mode.Value, in.Instance, p.Target) {
+		if m.exportedIn(in.mode.Value, in.Instance, p.Target()) {
 			exported = true
 		} else {
 			missing = append(missing, in)
@@ -130,12 +131,12 @@ func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, all []promRef, scoped 
 		return
 	}
 	in := missing[0]
-	how := fmt.Sprintf("kube-proxy runs in %s mode at target %s", in.mode.Value, p.Target)
+	how := fmt.Sprintf("kube-proxy runs in %s mode at target %s", in.mode.Value, p.Target())
 	if in.mode.Origin == checker.OriginDefault || in.mode.Origin == checker.OriginInstallerDefault {
-		how = fmt.Sprintf("kube-proxy runs in %s mode at target %s (the default)", in.mode.Value, p.Target)
+		how = fmt.Sprintf("kube-proxy runs in %s mode at target %s (the default)", in.mode.Value, p.Target())
 	}
 	if m.gate && in.mode.Value == checker.ModeNFTables {
-		how = fmt.Sprintf("the %s gate is off at target %s", gateNFTablesLocalhostNodePorts, p.Target)
+		how = fmt.Sprintf("the %s gate is off at target %s", gateNFTablesLocalhostNodePorts, p.Target())
 	}
 	msg := fmt.Sprintf("%s is exported only in %s, but %s, so %s", ref.Name, m.modesText(), how, q.effect)
 	var f checker.Finding
@@ -143,11 +144,11 @@ func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, all []promRef, scoped 
 	exact := false
 	if q.at != nil {
 		pos, end, exact = q.at(ref.From, ref.To)
-		f = checker.Finding{Message: msg, Pos: pos, End: end, Related: modeRelated(in, p.Target)}
+		f = checker.Finding{Message: msg, Pos: pos, End: end, Related: modeRelated(in, p.Target())}
 	} else {
 		pos, end = q.doc.SubPos(q.node, ref.From, ref.To)
 		exact = end.Offset-pos.Offset == len(ref.Name)
-		f = checker.Finding{Message: msg, Pos: pos, End: end, Object: q.doc.Ref(), Path: q.path, Related: modeRelated(in, p.Target)}
+		f = checker.Finding{Message: msg, Pos: pos, End: end, Object: q.doc.Ref(), Path: q.path, Related: modeRelated(in, p.Target())}
 	}
 	// A replacement is safe only when no kube-proxy in scope still exports the metric and
 	// every one that does not runs in the same mode.

@@ -192,13 +192,13 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 	}
 	sort.SliceStable(ws.Problems, func(i, j int) bool { return ws.Problems[i].Pos.Less(ws.Problems[j].Pos) })
 	propagateOpen(ws)
-	ws.Target = detectTarget(ws, target)
 	ws.Instances = findInstances(ws)
 	for _, find := range instanceFinders {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
 	ws.Instances = dropClaimedConfigs(ws.Instances)
 	ws.SetScopes(findScopes(ws))
+	setTargets(ws, target)
 }
 
 // propagateOpen marks an embedded document open when the scalar holding it held an output

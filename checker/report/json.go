@@ -17,9 +17,12 @@ const JSONVersion = 1
 type jsonFormatter struct{}
 
 type jsonEnvelope struct {
-	Version  int           `json:"version"`
-	Tool     jsonTool      `json:"tool"`
+	Version int      `json:"version"`
+	Tool    jsonTool `json:"tool"`
+	// Target is the repository's target; Targets the target of each scope, and each finding
+	// carries its own.
 	Target   jsonTarget    `json:"target"`
+	Targets  []jsonTarget  `json:"targets,omitempty"`
 	Rules    []jsonRule    `json:"rules"`
 	Findings []jsonFinding `json:"findings"`
 	Problems []jsonProblem `json:"problems"`
@@ -35,9 +38,21 @@ type jsonTool struct {
 }
 
 type jsonTarget struct {
+	// Scope is the scope directory ("" for the repository root); absent in the envelope's
+	// target.
+	Scope   *string           `json:"scope,omitempty"`
 	Version string            `json:"version"`
 	Source  string            `json:"source,omitempty"`
 	Pos     *checker.Position `json:"pos,omitempty"`
+}
+
+func jsonTargetOf(t checker.Target, scoped bool) jsonTarget {
+	j := jsonTarget{Version: t.Version.String(), Source: t.Source, Pos: t.Pos}
+	if scoped {
+		s := t.Scope
+		j.Scope = &s
+	}
+	return j
 }
 
 type jsonRule struct {
@@ -50,7 +65,18 @@ type jsonRule struct {
 
 type jsonFinding struct {
 	checker.Finding
-	Fingerprint string `json:"fingerprint"`
+	// Target is the version the finding was checked at: its scope's.
+	Target      *jsonTarget `json:"target,omitempty"`
+	Fingerprint string      `json:"fingerprint"`
+}
+
+func jsonFindingOf(f *checker.Finding) jsonFinding {
+	j := jsonFinding{Finding: *f, Fingerprint: f.Fingerprint()}
+	if f.Target != nil {
+		t := jsonTargetOf(*f.Target, true)
+		j.Target = &t
+	}
+	return j
 }
 
 type jsonProblem struct {
@@ -64,7 +90,7 @@ func (jsonFormatter) Format(w io.Writer, r *Result) error {
 	env := jsonEnvelope{
 		Version:  JSONVersion,
 		Tool:     jsonTool{Name: ToolName, Version: r.ToolVersion},
-		Target:   jsonTarget{Version: r.Target.Version.String(), Source: r.Target.Source, Pos: r.Target.Pos},
+		Target:   jsonTargetOf(r.Target, false),
 		Rules:    make([]jsonRule, 0, len(r.Rules)),
 		Findings: make([]jsonFinding, 0, len(r.Findings)),
 		Problems: make([]jsonProblem, 0, len(r.Problems)),
@@ -77,16 +103,17 @@ func (jsonFormatter) Format(w io.Writer, r *Result) error {
 			ID: rule.ID, Name: rule.Name, Severity: rule.Severity, Title: rule.Doc.Title, URL: rule.URL(),
 		})
 	}
+	for _, t := range r.Targets {
+		env.Targets = append(env.Targets, jsonTargetOf(t, true))
+	}
 	for i := range r.Findings {
-		f := &r.Findings[i]
-		env.Findings = append(env.Findings, jsonFinding{Finding: *f, Fingerprint: f.Fingerprint()})
+		env.Findings = append(env.Findings, jsonFindingOf(&r.Findings[i]))
 	}
 	for _, p := range r.Problems {
 		env.Problems = append(env.Problems, jsonProblem{Pos: p.Pos, Message: p.Message, Manifest: p.Manifest})
 	}
 	for i := range r.Suppressed {
-		f := &r.Suppressed[i]
-		env.Suppressed = append(env.Suppressed, jsonFinding{Finding: *f, Fingerprint: f.Fingerprint()})
+		env.Suppressed = append(env.Suppressed, jsonFindingOf(&r.Suppressed[i]))
 	}
 	env.Notes = r.Notes
 	return writeJSON(w, env)

@@ -25,6 +25,12 @@ func (m markdownFormatter) Format(w io.Writer, r *Result) error {
 	var b strings.Builder
 	b.WriteString("## " + ToolName + "\n\n")
 	b.WriteString(markdownHeadline(r) + "\n")
+	if ts := summaryTargets(r); len(ts) > 1 {
+		b.WriteString("\n| scopes | target | source |\n| --- | --- | --- |\n")
+		for _, g := range ts {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdEscape(strings.Join(g.scopes, ", ")), g.Version, mdEscape(targetSource(g.Target)))
+		}
+	}
 	if len(r.Findings) > 0 {
 		m.byRule(&b, r)
 		m.byFile(&b, r)
@@ -57,11 +63,14 @@ func markdownHeadline(r *Result) string {
 			s += " (" + strings.Join(parts, ", ") + ")"
 		}
 	}
-	if r.Target.Version != (checker.Version{}) {
-		s += " · target " + r.Target.Version.String()
-		if src := targetSource(r.Target); src != "" {
+	switch ts := summaryTargets(r); {
+	case len(ts) == 1:
+		s += " · target " + ts[0].Version.String()
+		if src := targetSource(ts[0].Target); src != "" {
 			s += " (" + mdEscape(src) + ")"
 		}
+	case len(ts) > 1:
+		s += " · targets by scope:"
 	}
 	return s
 }

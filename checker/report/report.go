@@ -21,8 +21,12 @@ type Result struct {
 	Findings []checker.Finding
 	// Rules are the rules that ran (enabled), sorted by ID.
 	Rules []*checker.Rule
-	// Target is the Kubernetes version the rules evaluated against and where it came from.
+	// Target is the repository's target version and where it came from; each finding carries
+	// the target of its own scope (Finding.Target).
 	Target checker.Target
+	// Targets lists the target of every scope (checker.Workspace.ScopeTargets); nil when
+	// unknown.
+	Targets []checker.Target
 	// Problems are load notices (files skipped and the like); informational.
 	Problems []checker.LoadProblem
 	// ToolVersion is the kube-proxy-lint version; empty when unknown.
@@ -177,6 +181,78 @@ func newRuleTable(r *Result) *ruleTable {
 		t.rules = append(t.rules, rule)
 	}
 	return t
+}
+
+// findingTargets returns the distinct targets the findings were checked at, by scope, version
+// and source, sorted by scope; nil when no finding records one.
+func findingTargets(fs []checker.Finding) []checker.Target {
+	type key struct {
+		scope, source string
+		v             checker.Version
+	}
+	seen := map[key]bool{}
+	var out []checker.Target
+	for i := range fs {
+		t := fs[i].Target
+		if t == nil {
+			continue
+		}
+		k := key{t.Scope, t.Source, t.Version}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, *t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Scope != out[j].Scope {
+			return out[i].Scope < out[j].Scope
+		}
+		if out[i].Version != out[j].Version {
+			return out[i].Version.Less(out[j].Version)
+		}
+		return out[i].Source < out[j].Source
+	})
+	return out
+}
+
+// targetGroup is a target and the scopes of the findings checked at it.
+type targetGroup struct {
+	checker.Target
+	scopes []string
+}
+
+// summaryTargets returns the targets a summary shows: the one target every finding was
+// checked at (one group), one group per distinct target with the scopes of its findings when
+// they differ, or the run's target when no finding records one.
+func summaryTargets(r *Result) []targetGroup {
+	ts := findingTargets(r.Findings)
+	if len(ts) == 0 {
+		if r.Target.Version == (checker.Version{}) {
+			return nil
+		}
+		return []targetGroup{{Target: r.Target}}
+	}
+	var out []targetGroup
+	idx := map[[2]string]int{}
+	for _, t := range ts {
+		k := [2]string{t.Version.String(), t.Source}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, targetGroup{Target: t})
+		}
+		out[i].scopes = append(out[i].scopes, scopeName(t.Scope))
+	}
+	return out
+}
+
+// scopeName shows a scope directory for people: "." for the repository root.
+func scopeName(s string) string {
+	if s == "" {
+		return "."
+	}
+	return s
 }
 
 // targetSource describes where the target version came from, for people.

@@ -219,6 +219,27 @@ func testResult(t testing.TB) *Result {
 			Pos:     checker.Position{Filename: "terraform/eks addon.tf"},
 		},
 	}
+	// Two clusters at two versions: the manifests at the image tag's 1.40, the bare-metal
+	// nodes' script at 1.39 from a kubeadm config of their own; the Terraform file at the
+	// default.
+	repoTarget := checker.Target{Version: checker.Version{Major: 1, Minor: 40}, Source: "kube-proxy image tag at " + tagPos.String(), Pos: &tagPos}
+	nodesPos := checker.Position{Filename: "hack/node setup/kubeadm.yaml", Offset: 40, Line: 3, Column: 20}
+	nodes := checker.Target{Version: checker.Version{Major: 1, Minor: 39}, Source: "kubeadm kubernetesVersion at " + nodesPos.String(), Pos: &nodesPos, Scope: "hack/node setup"}
+	def := checker.Target{Version: checker.DefaultTarget, Source: "default"}
+	clusters, deploy := repoTarget, repoTarget
+	clusters.Scope, deploy.Scope = "clusters/zürich", "deploy"
+	for i := range findings {
+		switch f := &findings[i]; f.Pos.Filename {
+		case cm.name:
+			f.Target = &clusters
+		case ds.name:
+			f.Target = &deploy
+		case sh.name:
+			f.Target = &nodes
+		default:
+			f.Target = &def
+		}
+	}
 	checker.SortFindings(findings)
 
 	files := map[string][]byte{}
@@ -228,11 +249,8 @@ func testResult(t testing.TB) *Result {
 	return &Result{
 		Findings: findings,
 		Rules:    testRules(),
-		Target: checker.Target{
-			Version: checker.Version{Major: 1, Minor: 40},
-			Source:  "kube-proxy image tag in " + tagPos.String(),
-			Pos:     &tagPos,
-		},
+		Target:   repoTarget,
+		Targets:  []checker.Target{def, clusters, deploy, nodes},
 		Problems: []checker.LoadProblem{
 			{Pos: checker.Position{Filename: "charts/kube-proxy/templates/configmap.yaml", Offset: 88, Line: 7, Column: 3},
 				Message: "skipped: a template placeholder makes the document undecodable"},

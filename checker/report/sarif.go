@@ -46,6 +46,29 @@ type sarifRun struct {
 	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
 	Results            []sarifResult                    `json:"results"`
 	ColumnKind         string                           `json:"columnKind"`
+	Properties         *sarifRunProps                   `json:"properties,omitempty"`
+}
+
+// sarifRunProps is the run's property bag: the repository's target version and that of each
+// scope.
+type sarifRunProps struct {
+	Target  sarifTarget   `json:"target"`
+	Targets []sarifTarget `json:"targets,omitempty"`
+}
+
+type sarifTarget struct {
+	Scope   *string `json:"scope,omitempty"`
+	Version string  `json:"version"`
+	Source  string  `json:"source,omitempty"`
+}
+
+// sarifResultProps is a result's property bag: the target version its scope was checked at.
+// Scopes are directories relative to %SRCROOT%, "." for the repository root (SARIF property
+// values should not be empty strings).
+type sarifResultProps struct {
+	TargetVersion string `json:"targetVersion"`
+	TargetSource  string `json:"targetSource,omitempty"`
+	TargetScope   string `json:"targetScope"`
 }
 
 type sarifTool struct {
@@ -111,6 +134,7 @@ type sarifResult struct {
 	PartialFingerprints map[string]string  `json:"partialFingerprints,omitempty"`
 	Fixes               []sarifFix         `json:"fixes,omitempty"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+	Properties          *sarifResultProps  `json:"properties,omitempty"`
 }
 
 // sarifSuppression says why a result is suppressed: kind "inSource" for comments and
@@ -199,6 +223,14 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 	if b.root != "" {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLocation{srcRoot: {URI: fileURI(b.root, true)}}
 	}
+	if r.Target.Version != (checker.Version{}) {
+		props := &sarifRunProps{Target: sarifTarget{Version: r.Target.Version.String(), Source: r.Target.Source}}
+		for _, t := range r.Targets {
+			s := scopeName(t.Scope)
+			props.Targets = append(props.Targets, sarifTarget{Scope: &s, Version: t.Version.String(), Source: t.Source})
+		}
+		run.Properties = props
+	}
 	var notes []sarifNotification
 	for i := range r.Findings {
 		f := &r.Findings[i]
@@ -276,6 +308,9 @@ func (b *sarifBuilder) result(f *checker.Finding, rules *ruleTable) sarifResult 
 	}
 	if i, ok := rules.index[f.RuleID]; ok {
 		res.RuleIndex = &i
+	}
+	if t := f.Target; t != nil {
+		res.Properties = &sarifResultProps{TargetVersion: t.Version.String(), TargetSource: t.Source, TargetScope: scopeName(t.Scope)}
 	}
 	if f.Pos.Filename != "" {
 		res.Locations = []sarifLocation{{PhysicalLocation: b.physical(f.Pos, f.End)}}

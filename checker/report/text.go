@@ -153,10 +153,20 @@ func (f *textFormatter) summary(r *Result) string {
 	if len(parts) > 0 {
 		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
 	}
-	if r.Target.Version != (checker.Version{}) {
-		b.WriteString(" · target " + r.Target.Version.String())
-		if s := targetSource(r.Target); s != "" {
+	switch ts := summaryTargets(r); {
+	case len(ts) == 1:
+		b.WriteString(" · target " + ts[0].Version.String())
+		if s := targetSource(ts[0].Target); s != "" {
 			b.WriteString(" (" + sanitize(s) + ")")
+		}
+	case len(ts) > 1:
+		// Scopes checked at different versions: one line each.
+		b.WriteString(" · targets by scope:")
+		for _, g := range ts {
+			b.WriteString("\n  " + sanitize(strings.Join(g.scopes, ", ")) + ": " + g.Version.String())
+			if s := targetSource(g.Target); s != "" {
+				b.WriteString(" (" + sanitize(s) + ")")
+			}
 		}
 	}
 	return b.String()

@@ -274,6 +274,7 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		Findings:    out.Findings,
 		Rules:       cfg.rules,
 		Target:      ws.Target,
+		Targets:     ws.ScopeTargets(),
 		Problems:    ws.Problems,
 		ToolVersion: versionString(),
 		SourceRoot:  root,
