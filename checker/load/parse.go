@@ -98,13 +98,11 @@ func decodeStream(f *checker.File) ([]*checker.Document, []checker.LoadProblem) 
 				if line < startLine {
 					line = startLine
 				}
-				if !f.Templated || !hasTemplateMarker([]byte(regionText(f, line))) {
-					probs = append(probs, checker.LoadProblem{
-						Pos:      lineFirstChar(f, line),
-						Message:  "invalid YAML: " + msg,
-						Manifest: looksLikeManifest(f.Content) && !f.Templated,
-					})
-				}
+				probs = append(probs, checker.LoadProblem{
+					Pos:      lineFirstChar(f, line),
+					Message:  "invalid YAML: " + msg,
+					Manifest: looksLikeManifest(f.Content) && !f.Templated,
+				})
 				failLine = line
 				break
 			}

@@ -27,7 +27,10 @@ func decodeTemplated(f *checker.File) (docs []*checker.Document, probs []checker
 	docs, all := decodeStream(v)
 	for _, p := range all {
 		if p.Pos.Line > 0 && hasTemplateMarker([]byte(regionText(f, p.Pos.Line))) {
-			continue
+			// Next to a placeholder the template engine, not the YAML, decides: never a
+			// finding, but never silent either, since the rest of the document is not read.
+			p.Manifest = false
+			p.Message = "templated file still invalid after masking its placeholders (" + p.Message + "); the rest of this document is not checked"
 		}
 		probs = append(probs, p)
 	}
