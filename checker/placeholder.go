@@ -240,9 +240,24 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 				offs = append(offs, x)
 			}
 		} else {
+			// An output placeholder that ends its line and starts a new block with nindent
+			// ("labels: {{ include "labels" . | nindent 4 }}" followed by more keys) emits a
+			// block value: it is blanked, so the literal lines after it still nest under the
+			// key, and the block is open.
+			blockFrom := -1
+			for k := si; k < len(spans) && spans[k].From < te; k++ {
+				sp := spans[k]
+				if sp.Output && sp.From > ls && sp.To <= te && len(bytes.TrimSpace(content[sp.To:te])) == 0 &&
+					bytes.Contains(content[sp.From:sp.To], []byte("nindent")) {
+					blockFrom = sp.From
+					open = append(open, OpenPlaceholder{Offset: sp.From, Line: line, Indent: emitIndent(content[sp.From:sp.To], sp.From-ls)})
+				}
+			}
 			for x := ls; x < te; x++ {
 				c := content[x]
-				if covered[x] {
+				if blockFrom >= 0 && x >= blockFrom {
+					c = ' '
+				} else if covered[x] {
 					c = maskByte(content, spans, si, x)
 				}
 				out = append(out, c)

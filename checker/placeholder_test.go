@@ -52,3 +52,17 @@ func TestMaskTemplate(t *testing.T) {
 		t.Error("no placeholder: want nil")
 	}
 }
+
+// TestMaskTemplateBlockValue: "key: {{ ... | nindent N }}" followed by literal keys keeps the
+// literal keys nested under key, and the block is open.
+func TestMaskTemplateBlockValue(t *testing.T) {
+	src := "metadata:\n  labels: {{ include \"labels\" . | nindent 4 }}\n    app: kube-proxy\n"
+	m := MaskTemplate([]byte(src))
+	want := "metadata:\n  labels: " + strings.Repeat(" ", len(`{{ include "labels" . | nindent 4 }}`)) + "\n    app: kube-proxy\n"
+	if string(m.Content) != want {
+		t.Errorf("masked %q, want %q", m.Content, want)
+	}
+	if len(m.Open) != 1 || m.Open[0].Line != 2 || m.Open[0].Indent != 4 {
+		t.Errorf("open = %+v", m.Open)
+	}
+}
