@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,8 +185,8 @@ type MaskedTemplate struct {
 // MaskTemplate masks the template placeholders of content so that it decodes as the YAML
 // around them: a line that holds only placeholders (and blanks) is emptied (kept as an empty
 // line, which is harmless in every YAML context, also as the first line of a block scalar);
-// an inline placeholder becomes "${___}" of the same length, a plain scalar that
-// HasPlaceholder recognises, so columns stay exact. It returns nil when content holds no
+// an inline placeholder becomes "$___" of the same length, a plain scalar that
+// HasPlaceholder recognises in block and flow context, so columns stay exact. It returns nil when content holds no
 // placeholder.
 func MaskTemplate(content []byte) *MaskedTemplate {
 	spans := TemplateSpans(content)
@@ -206,7 +207,10 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 	var open []OpenPlaceholder
 	si := 0
 	line := 1
+	// inBlock: the lines are inside a block scalar whose header line is indented blockIndent.
+	inBlock, blockIndent := false, 0
 	for ls := 0; ls < len(content); {
+		lineOut := len(out)
 		le := ls
 		for le < len(content) && content[le] != '\n' {
 			le++
@@ -234,7 +238,30 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 					open = append(open, OpenPlaceholder{Offset: sp.From, Line: line, Indent: emitIndent(content[sp.From:sp.To], sp.From-ls)})
 				}
 			}
-			// Keep only the line break.
+			// Inside a block scalar, a template line indented like its content becomes "#___"
+			// at that indentation: block content that fixes the scalar's indentation as the
+			// template line did (an empty line would let a more indented literal line set it).
+			// Elsewhere the line is emptied: an empty line is harmless in every context.
+			ind := 0
+			for ls+ind < te && (content[ls+ind] == ' ') {
+				ind++
+			}
+			if inBlock && ind > blockIndent {
+				for x := ls; x < ls+ind; x++ {
+					out = append(out, ' ')
+					offs = append(offs, x)
+				}
+				// Same length as the tag, so the restored value holds the tag as written.
+				for x := ls + ind; x < te; x++ {
+					c := byte('_')
+					if x == ls+ind {
+						c = '#'
+					}
+					out = append(out, c)
+					offs = append(offs, x)
+				}
+			}
+			// Keep the line break.
 			for x := te; x < le; x++ {
 				out = append(out, content[x])
 				offs = append(offs, x)
@@ -268,6 +295,9 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 				offs = append(offs, x)
 			}
 		}
+		if !(touched && standalone) {
+			inBlock, blockIndent = blockState(out[lineOut:], inBlock, blockIndent)
+		}
 		if le < len(content) {
 			out = append(out, '\n')
 			offs = append(offs, le)
@@ -279,8 +309,33 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 	return &MaskedTemplate{Content: out, Offsets: offs, Open: open}
 }
 
+// blockHeaderRe matches a line that opens a block scalar: "key: |", "- >-", "k: |2 # c".
+var blockHeaderRe = regexp.MustCompile(`(^|[:\-])[ \t]+[|>][-+0-9]*[ \t]*(#.*)?\r?$`)
+
+// blockState follows block scalars through the masked lines: a header opens one, a non-blank
+// line indented no more than the header closes it.
+func blockState(line []byte, inBlock bool, indent int) (bool, int) {
+	t := bytes.TrimRight(line, " \t\r")
+	if len(t) == 0 {
+		return inBlock, indent
+	}
+	ind := 0
+	for ind < len(t) && t[ind] == ' ' {
+		ind++
+	}
+	if inBlock && ind <= indent {
+		inBlock = false
+	}
+	if !inBlock && blockHeaderRe.Match(t) {
+		return true, ind
+	}
+	return inBlock, indent
+}
+
 // maskByte is the masked byte at x, inside a placeholder on a line that also holds other
-// text: "${" + "_"... + "}" over the part of the span on this line.
+// text: "$" + "_"... over the part of the span on this line. No braces: "$___" is a plain
+// scalar in block and flow context alike ([{{ template "name" . }}] stays a sequence), and
+// HasPlaceholder recognises it.
 func maskByte(content []byte, spans []TemplateSpan, si, x int) byte {
 	for k := si; k < len(spans); k++ {
 		sp := spans[k]
@@ -301,18 +356,8 @@ func maskByte(content []byte, spans []TemplateSpan, si, x int) byte {
 				break
 			}
 		}
-		if to-from < 3 {
-			return '_'
-		}
-		switch x {
-		case from:
+		if x == from && to-from >= 2 {
 			return '$'
-		case from + 1:
-			return '{'
-		case to - 1:
-			if to == sp.To {
-				return '}'
-			}
 		}
 		return '_'
 	}

@@ -29,7 +29,7 @@ func TestMaskTemplate(t *testing.T) {
 		t.Fatal("nil")
 	}
 	got := string(m.Content)
-	want := "a: >-\n\n  b\n\nmode: ${_______________}\ndata: |\n\nk: ${__}\n"
+	want := "a: >-\n  #___________\n  b\n  #____________\nmode: $_________________\ndata: |\n\nk: $____\n"
 	if got != want {
 		t.Errorf("masked:\n%q\nwant\n%q", got, want)
 	}
@@ -38,11 +38,11 @@ func TestMaskTemplate(t *testing.T) {
 	}
 	for i := range m.Content {
 		o := m.Offsets[i]
-		if m.Content[i] != '$' && m.Content[i] != '{' && m.Content[i] != '}' && m.Content[i] != '_' && src[o] != m.Content[i] {
+		if m.Content[i] != '$' && m.Content[i] != '#' && m.Content[i] != '_' && src[o] != m.Content[i] {
 			t.Errorf("byte %d %q maps to %q", i, m.Content[i], src[o])
 		}
 	}
-	if i := strings.Index(got, "${_"); src[m.Offsets[i]:m.Offsets[i]+2] != "{{" {
+	if i := strings.Index(got, "$_"); src[m.Offsets[i]:m.Offsets[i]+2] != "{{" {
 		t.Errorf("inline placeholder does not map to its source")
 	}
 	if len(m.Open) != 1 || m.Open[0].Line != 7 || m.Open[0].Indent != 2 {
@@ -64,5 +64,22 @@ func TestMaskTemplateBlockValue(t *testing.T) {
 	}
 	if len(m.Open) != 1 || m.Open[0].Line != 2 || m.Open[0].Indent != 4 {
 		t.Errorf("open = %+v", m.Open)
+	}
+}
+
+// TestMaskTemplateBlockIndent: template lines inside a block scalar keep fixing its
+// indentation, so a more indented literal line does not become the scalar's indentation and
+// end it at the next less indented line; a template line at column 0 inside an indented block
+// (Helm) is emptied rather than ending the block.
+func TestMaskTemplateBlockIndent(t *testing.T) {
+	src := "endpoint: |-\n  {% if lb -%}\n      https://{{ a }}:{{ b }}\n  {%- else -%}\n  https://{{ c }}\n  {%- endif %}\nnext: 1\n" +
+		"data:\n  config.conf: |\n{{- if .Values.x }}\n    mode: ipvs\n{{- end }}\n"
+	m := MaskTemplate([]byte(src))
+	lines := strings.Split(string(m.Content), "\n")
+	tag := func(s string) string { return "  #" + strings.Repeat("_", len(s)-1) }
+	for i, want := range map[int]string{1: tag("{% if lb -%}"), 3: tag("{%- else -%}"), 9: "", 11: ""} {
+		if lines[i] != want {
+			t.Errorf("line %d = %q, want %q", i+1, lines[i], want)
+		}
 	}
 }
