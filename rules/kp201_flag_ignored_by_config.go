@@ -77,6 +77,12 @@ func runKP201(p *checker.Pass) error {
 			msg, rel, safe := kp201Explain(p.Target(), in, fl, mode)
 			f := checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
 				Related: append(rel, instanceRelated(in)...)}
+			if in.Flag("cleanup") != nil {
+				// A --cleanup run removes the rules of every mode and exits: the ignored
+				// flag changes nothing, but it is not a setting to move into the file either.
+				f.Severity = checker.SeverityInfo
+				f.Message = fmt.Sprintf("kube-proxy ignores --%s because --config is set (kubernetes#98302); this --cleanup run removes the rules of every mode whatever the flag says, so the flag can go", fl.Name)
+			}
 			if safe && len(fl.Remove) > 0 {
 				f.Fixes = []checker.Fix{{Message: "Remove the ignored flag --" + fl.Name, Edits: fl.Remove}}
 			}
