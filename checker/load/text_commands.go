@@ -92,7 +92,8 @@ func textFlags(f *checker.File, words []shell.Word, lineMode bool) (flags []chec
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if !strings.HasPrefix(w.Text, "-") || w.Text == "-" || w.Text == "--" {
-			if strings.Contains(w.Text, "$") {
+			if strings.Contains(w.Text, "$") || checker.HasPlaceholder(w.Text) {
+				// $ARGS, "$@", {{ kube_proxy_args }}: may carry any flag.
 				unknown = true
 			}
 			continue

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"path"
 	"strings"
 )
@@ -142,7 +143,50 @@ func ParseFile(d Dialect, content []byte) *Script {
 	src := content
 	if n := Neutralize(content); n != nil {
 		src = n
+		s := parseFile(d, src)
+		s.restore(content, src)
+		return s
 	}
+	return parseFile(d, src)
+}
+
+// restore gives words and heredoc bodies lexed from the neutralised text src their true text
+// from content: placeholders were masked only to lex the commands around them, and a rule or
+// message never sees masked text.
+func (s *Script) restore(content, src []byte) {
+	fix := func(text string, offs []int) string {
+		var b []byte
+		for j := 0; j < len(text) && j < len(offs); j++ {
+			o := offs[j]
+			if o >= 0 && o < len(src) && o < len(content) && src[o] != content[o] {
+				if b == nil {
+					b = []byte(text)
+				}
+				b[j] = content[o]
+			}
+		}
+		if b == nil {
+			return text
+		}
+		return string(b)
+	}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		for k := range c.Words {
+			c.Words[k].Text = fix(c.Words[k].Text, c.Words[k].Offs)
+		}
+		for k := range c.Redirects {
+			r := &c.Redirects[k].Target
+			r.Text = fix(r.Text, r.Offs)
+		}
+	}
+	for i := range s.Heredocs {
+		h := &s.Heredocs[i]
+		h.Body = []byte(fix(string(h.Body), h.Offs))
+	}
+}
+
+func parseFile(d Dialect, src []byte) *Script {
 	s := &Script{}
 	switch d {
 	case DialectShell, DialectFlags:
@@ -322,51 +366,23 @@ func parseExecForm(src []byte, start, end int) (Command, bool) {
 	return Command{}, false
 }
 
-// Neutralize returns a copy of content in which template placeholders (Go/Helm {{ }},
-// Jinja2 {% %} and {# #}, ERB <% %>, Terraform %{ }) are replaced by text of the same byte
-// length, so that offsets, lines and columns stay exact: a line holding only placeholders
-// becomes blank (it is template logic or emits a block), an inline placeholder becomes
-// "${___}", which YAML reads as a plain string, the shell lexer as one word, and
-// checker.HasPlaceholder still recognises. It returns nil when content has no placeholder.
+// Neutralize returns a copy of content in which template placeholders (checker.TemplateSpans:
+// Go/Helm {{ }}, Jinja2 {% %} and {# #}, ERB <% %>, Terraform %{ }, envsubst %VAR%) are
+// replaced by text of the same byte length, so that offsets, lines and columns stay exact: a
+// line holding only template logic becomes blank, an inline placeholder, or an emitting one
+// alone on its line ({{ extra_args | join(' ') }} in a continued ExecStart), becomes "${___}",
+// which the lexer reads as one word and checker.HasPlaceholder recognises, so the command
+// line is known to carry more words. ParseFile restores the true text of every word. It
+// returns nil when content has no placeholder.
 func Neutralize(content []byte) []byte {
-	if !bytes.Contains(content, []byte("{{")) && !bytes.Contains(content, []byte("{%")) &&
-		!bytes.Contains(content, []byte("{#")) && !bytes.Contains(content, []byte("<%")) &&
-		!bytes.Contains(content, []byte("%{")) {
-		return nil
-	}
-	out := append([]byte(nil), content...)
-	type span struct{ from, to int }
-	var spans []span
-	for i := 0; i+1 < len(content); i++ {
-		var closer string
-		switch string(content[i : i+2]) {
-		case "{{":
-			closer = "}}"
-		case "{%":
-			closer = "%}"
-		case "{#":
-			closer = "#}"
-		case "<%":
-			closer = "%>"
-		case "%{":
-			closer = "}"
-		default:
-			continue
-		}
-		j := bytes.Index(content[i+2:], []byte(closer))
-		if j < 0 {
-			break
-		}
-		to := i + 2 + j + len(closer)
-		spans = append(spans, span{i, to})
-		i = to - 1
-	}
+	spans := checker.TemplateSpans(content)
 	if len(spans) == 0 {
 		return nil
 	}
+	out := append([]byte(nil), content...)
 	masked := append([]byte(nil), content...)
 	for _, sp := range spans {
-		for x := sp.from; x < sp.to; x++ {
+		for x := sp.From; x < sp.To; x++ {
 			if masked[x] != '\n' {
 				masked[x] = ' '
 			}
@@ -376,7 +392,7 @@ func Neutralize(content []byte) []byte {
 	standalone := map[int]bool{}
 	ls, scanned := 0, 0
 	for _, sp := range spans {
-		for ; scanned < sp.from; scanned++ {
+		for ; scanned < sp.From; scanned++ {
 			if content[scanned] == '\n' {
 				ls = scanned + 1
 			}
@@ -388,25 +404,28 @@ func Neutralize(content []byte) []byte {
 			}
 			standalone[ls] = len(bytes.Trim(masked[ls:le], " \t\r")) == 0
 		}
-		multi := bytes.IndexByte(content[sp.from:sp.to], '\n') >= 0
-		if standalone[ls] || multi {
-			for x := sp.from; x < sp.to; x++ {
+		multi := bytes.IndexByte(content[sp.From:sp.To], '\n') >= 0
+		if multi || (standalone[ls] && !sp.Output) {
+			for x := sp.From; x < sp.To; x++ {
 				if content[x] != '\n' && content[x] != '\r' {
 					out[x] = ' '
 				}
 			}
 			continue
 		}
-		n := sp.to - sp.from
-		out[sp.from] = '$'
-		out[sp.from+1] = '{'
-		for x := sp.from + 2; x < sp.to-1; x++ {
+		n := sp.To - sp.From
+		if n < 3 {
+			for x := sp.From; x < sp.To; x++ {
+				out[x] = '_'
+			}
+			continue
+		}
+		out[sp.From] = '$'
+		out[sp.From+1] = '{'
+		for x := sp.From + 2; x < sp.To-1; x++ {
 			out[x] = '_'
 		}
-		out[sp.to-1] = '}'
-		if n < 3 {
-			out[sp.from] = '_'
-		}
+		out[sp.To-1] = '}'
 	}
 	return out
 }
