@@ -295,7 +295,7 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 				offs = append(offs, x)
 			}
 		}
-		if !(touched && standalone) {
+		if !touched || !standalone {
 			inBlock, blockIndent = blockState(out[lineOut:], inBlock, blockIndent)
 		}
 		if le < len(content) {

@@ -475,7 +475,7 @@ func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bo
 	}
 	sf, uf := k.p.Workspace.ScopeOf(file), checker.UnitOf(file)
 	ms := k.modesAt(k.p.Workspace.TargetOf(file).Version)
-	var scoped, any int = -1, -1
+	scoped, any := -1, -1
 	inScope := false
 	for i := range k.inst {
 		is := &k.inst[i]
