@@ -156,8 +156,9 @@ func (ws *Workspace) anyClusterIn(sources []int, unit string) bool {
 	return false
 }
 
-// best returns the highest version among sources, the first in file order on ties. With
-// own false, a source inside a self-contained tree counts only when the tree is unit.
+// best returns the highest version among sources; on ties a cluster definition over an image
+// tag, then the first in file order. With own false, a source inside a self-contained tree
+// counts only when the tree is unit.
 func (ws *Workspace) best(sources []int, unit string, own bool) (Target, bool) {
 	var b *VersionSource
 	for _, i := range sources {
@@ -165,7 +166,7 @@ func (ws *Workspace) best(sources []int, unit string, own bool) (Target, bool) {
 			continue
 		}
 		s := &ws.VersionSources[i]
-		if b == nil || b.Version.Less(s.Version) {
+		if b == nil || b.Version.Less(s.Version) || (b.Version == s.Version && s.Cluster && !b.Cluster) {
 			b = s
 		}
 	}
@@ -235,9 +236,11 @@ func (ws *Workspace) ScopeTargets() []Target {
 // sampleDirs name directories whose content is test data, an example or a demo rather than
 // a cluster of the repository's owner.
 var sampleDirs = map[string]bool{
-	"test": true, "tests": true, "testing": true, "testdata": true, "test-data": true, "e2e": true,
+	"test": true, "tests": true, "testing": true, "testdata": true, "test-data": true, "test_data": true, "e2e": true,
 	"golden": true, "goldens": true, "fixture": true, "fixtures": true,
 	"example": true, "examples": true, "sample": true, "samples": true, "demo": true, "demos": true,
+	// Developer tooling and local environments: hack/ (the Kubernetes convention), dev-setup/.
+	"hack": true, "dev-setup": true,
 }
 
 // UnitOf returns the self-contained tree that a file belongs to, "" for none. Such a tree

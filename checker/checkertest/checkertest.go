@@ -136,6 +136,10 @@ func runCase(t *testing.T, rule *checker.Rule, path string, isDir bool) int {
 		if !f.Pos.IsValid() {
 			t.Errorf("finding without a line: %s: %s", f.Pos, f.Message)
 		}
+		// The version a message names is the version the finding records (its scope's).
+		if m := messageTargetRe.FindStringSubmatch(f.Message); m != nil && (f.Target == nil || f.Target.Version.String() != m[1]) {
+			t.Errorf("%s: message names target %s but the finding records %+v: %s", f.Pos, m[1], f.Target, f.Message)
+		}
 		text := f.Severity.String() + ": " + f.Message
 		matched := false
 		for _, w := range wants {
@@ -165,6 +169,9 @@ func runCase(t *testing.T, rule *checker.Rule, path string, isDir bool) int {
 	}
 	return len(wants)
 }
+
+// messageTargetRe finds the target version a message names ("at target 1.41", "(target 1.37)").
+var messageTargetRe = regexp.MustCompile(`\btarget (1\.[0-9]+)\b`)
 
 func collectWants(t *testing.T, path string, isDir bool) []*want {
 	var wants []*want
