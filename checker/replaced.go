@@ -222,6 +222,15 @@ func (ws *Workspace) ScopeOfInstance(in *Instance) string {
 	return ""
 }
 
+// OtherCluster reports whether a replacement says nothing about instance in although they
+// share a scope: an installer that does not run kube-proxy speaks for its own cluster, and
+// another installer configuration (a second kind config, another kubespray vars file) in the
+// same directory defines another cluster. It still speaks for the workloads, configurations
+// and command lines of its scope, which are the kube-proxy it leaves behind.
+func OtherCluster(r *Replacement, in *Instance) bool {
+	return r.Instance != nil && in.Installer != nil && r.Instance != in
+}
+
 // ScopesOverlap reports whether two scope directories see each other: equal, either the
 // repository root scope, or one below the other (the scope relation of SameScope).
 func ScopesOverlap(a, b string) bool {
@@ -247,11 +256,14 @@ func (ws *Workspace) Replaced() *Replaced {
 	if len(r.All) == 0 {
 		return r
 	}
-	type place struct{ scope, unit string }
+	type place struct {
+		scope, unit string
+		in          *Instance
+	}
 	remain := make([]place, 0, len(ws.Instances))
 	for _, in := range ws.Instances {
 		if in.KubeProxyRemains() {
-			remain = append(remain, place{ws.ScopeOfInstance(in), UnitOf(instanceFile(in))})
+			remain = append(remain, place{ws.ScopeOfInstance(in), UnitOf(instanceFile(in)), in})
 		}
 	}
 	r.Conflicting = make([]bool, len(r.All))
@@ -263,7 +275,7 @@ func (ws *Workspace) Replaced() *Replaced {
 			if c || rep.Managed {
 				break
 			}
-			c = is.unit == u && ScopesOverlap(is.scope, s)
+			c = is.unit == u && ScopesOverlap(is.scope, s) && !OtherCluster(rep, is.in)
 		}
 		r.Conflicting[i] = c
 		if !c {

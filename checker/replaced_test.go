@@ -35,6 +35,8 @@ func TestReplaced(t *testing.T) {
 		"calico-managed":                {"calico-ebpf conflicting=false"},
 		"calico-operator-values":        {"calico-ebpf conflicting=true"},
 		"negative-template-conditional": nil,
+		"kubespray-vars-files":          {"kubespray conflicting=false"},
+		"kind-two-clusters":             {"kind conflicting=false"},
 	} {
 		t.Run(dir, func(t *testing.T) {
 			root := filepath.Join("..", "fixtures", "rules", "KP601", dir)

@@ -75,7 +75,22 @@ replaced_by(inst) := [r |
 	not r.managed
 	r.unit == inst.unit
 	same_scope(r.scope, inst.scope)
+	not other_cluster(r, inst)
 ]
+
+# other_cluster: an installer that does not run kube-proxy speaks for its own cluster only
+# among installers; another installer configuration in the same directory (a second kind
+# config, another kubespray vars file) defines another cluster.
+other_cluster(r, inst) if {
+	r.installer
+	inst.installer != null
+	not same_installer(r, inst)
+}
+
+same_installer(r, inst) if {
+	r.installer == inst.label
+	r.file == inst.installer.file
+}
 
 where(r) := sprintf("%s:%d", [r.location.file, r.location.line])
 

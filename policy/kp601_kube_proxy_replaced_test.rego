@@ -56,6 +56,18 @@ test_managed_replacement_expects_kube_proxy if {
 		with data.kube_proxy_lint.replacements as [calico]
 }
 
+test_other_installer_is_another_cluster if {
+	# A second kind config next to one with kubeProxyMode: none is another cluster.
+	other := {
+		"label": "kind Cluster in b.yaml", "kind": "installer", "scope": "", "unit": "", "config": null, "flags": [],
+		"installer": {"name": "kind", "file": "b.yaml", "doc": "b.yaml#0", "mode": null, "disabled": null, "ipvs": [], "anchor": {"file": "b.yaml", "line": 3, "column": 1}},
+	}
+	none := object.union(kind_none, {"file": "kind.yaml", "conflicting": false})
+	count(kp601.findings) == 0 with input as {"id": "b.yaml#0", "object": {}, "instances": [other]}
+		with data.kube_proxy_lint.instances as [other]
+		with data.kube_proxy_lint.replacements as [none]
+}
+
 test_pinned_daemonset_is_expected if {
 	pin := {
 		"by": "non-calico-nodeselector", "message": "kube-proxy runs only on nodes labelled non-calico=true",

@@ -45,7 +45,10 @@ type kubesprayVar struct {
 }
 
 // inventoryRoot returns the directory of the inventory holding file, and the rank of a
-// group_vars/host_vars file: group_vars/all 3, other groups 4, host_vars 6.
+// group_vars/host_vars file: group_vars/all 3, other groups 4, host_vars 6. A vars file
+// outside group_vars and host_vars (extra vars of a CI scenario, tests/files/*.yml) is an
+// inventory of its own: Ansible reads it only when named (-e @file), never together with
+// its neighbours, so a neighbour's kube_proxy_remove says nothing about it.
 func inventoryRoot(file string) (string, int) {
 	parts := strings.Split(file, "/")
 	for i, p := range parts {
@@ -60,7 +63,7 @@ func inventoryRoot(file string) (string, int) {
 			return strings.Join(parts[:i], "/"), 6
 		}
 	}
-	return path.Dir(file), 4
+	return file, 4
 }
 
 func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
@@ -167,8 +170,11 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 		}
 		ins.Anchor, ins.AnchorEnd = anchor.Pos, anchor.End
 		label := "kubespray inventory " + root
-		if root == "." || root == "" {
+		switch {
+		case root == "." || root == "":
 			label = "kubespray inventory"
+		case strings.HasSuffix(root, ".yml") || strings.HasSuffix(root, ".yaml"):
+			label = "kubespray vars file " + root
 		}
 		out = append(out, newInstallerInstance(ins, label))
 	}
