@@ -19,6 +19,14 @@
 #   When kube-proxy is replaced and nothing in the scope runs it, the rule reports one info at
 #   the setting that replaces it, and the other kube-proxy rules (KP101-KP106, KP2xx-KP5xx)
 #   are quiet in that scope: their findings are listed as suppressed, not reported.
+#
+#   Evidence stays in its scope: test data, examples, `hack/` and Ansible roles are trees of
+#   their own, so the eBPF `Installation` of `manifests/` says nothing about the kind configs of
+#   `hack/test/`; an installer that does not run kube-proxy speaks for its own cluster, not for
+#   a second installer config next to it. Calico with `kubeProxyManagement: Enabled` disables
+#   kube-proxy itself, so a kube-proxy DaemonSet in its scope is expected. A setting inside a
+#   template conditional (`{{ if .Values.kpr }}kube-proxy-replacement: "true"{{ else }}`) holds
+#   only for some renderings and is not a sign.
 # custom:
 #   id: KP601
 #   name: kube-proxy-replaced

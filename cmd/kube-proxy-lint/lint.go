@@ -55,7 +55,7 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error, warning, info or none")
 	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` by ID or name, comma-separated or repeated; \"all\" enables every rule")
 	fs.StringSliceVar(&f.disable, "disable", nil, "disable `RULES` by ID or name, comma-separated or repeated; \"all\" disables every rule not enabled by name")
-	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check against, e.g. 1.40 or v1.37.2 (default: detected from the repository, else "+checker.DefaultTarget.String()+")")
+	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check every file against, e.g. 1.40 or v1.37.2 (default: each cluster scope's own version, detected from the repository, else "+checker.DefaultTarget.String()+")")
 	fs.StringArrayVar(&f.policies, "policy", nil, policyFlagUsage)
 	fs.DurationVar(&f.policyTimeout, "policy-timeout", policy.DefaultTimeout, "stop a Rego rule that evaluates longer than `DURATION` in one run (an internal error)")
 	addConfigFlags(fs, &f.cfg)
