@@ -248,13 +248,20 @@ type Replaced struct {
 	Conflicting []bool
 	ws          *Workspace
 	quiet       []int // indices into All
+	// installers maps the real file of each installer configuration to its instances.
+	installers map[string][]*Instance
 }
 
 // Replaced computes the replacement view of ws.
 func (ws *Workspace) Replaced() *Replaced {
-	r := &Replaced{All: ws.Replacements(), ws: ws}
+	r := &Replaced{All: ws.Replacements(), ws: ws, installers: map[string][]*Instance{}}
 	if len(r.All) == 0 {
 		return r
+	}
+	for _, in := range ws.Instances {
+		if in.Installer != nil && in.Source != nil {
+			r.installers[in.Source.Path] = append(r.installers[in.Source.Path], in)
+		}
 	}
 	type place struct {
 		scope, unit string
@@ -296,7 +303,7 @@ func (r *Replaced) Quiet(file string) (*Replacement, bool) {
 	file = path.Clean(file)
 	s, u := r.ws.ScopeOf(file), UnitOf(file)
 	for _, i := range r.quiet {
-		if UnitOf(r.All[i].File) != u {
+		if UnitOf(r.All[i].File) != u || r.otherCluster(&r.All[i], file) {
 			continue
 		}
 		if q := r.ws.ScopeOf(r.All[i].File); q == "" || isDirPrefix(q, s) {
@@ -304,6 +311,21 @@ func (r *Replaced) Quiet(file string) (*Replacement, bool) {
 		}
 	}
 	return nil, false
+}
+
+// otherCluster reports whether file configures installers of which none is the one whose
+// setting rep is: another cluster, which an installer's own switch does not quiet.
+func (r *Replaced) otherCluster(rep *Replacement, file string) bool {
+	ins := r.installers[file]
+	if rep.Instance == nil || len(ins) == 0 {
+		return false
+	}
+	for _, in := range ins {
+		if in == rep.Instance {
+			return false
+		}
+	}
+	return true
 }
 
 // KubeProxyRule reports whether a rule ID is one of the kube-proxy rules that are quiet in a

@@ -81,3 +81,54 @@ func TestKubeProxyRule(t *testing.T) {
 		}
 	}
 }
+
+// TestQuietStaysInItsScope: the quiet follows the replacement's tree and cluster. A Cilium
+// vars file of one CI scenario does not quiet its neighbour scenario; the eBPF manifests of
+// the project do not quiet the test clusters in hack/test; an operator that manages
+// kube-proxy (kubeProxyManagement: Enabled) quiets its own tree.
+func TestQuietStaysInItsScope(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"tests/files/cilium.yml":     "cilium_kube_proxy_replacement: true\n",
+		"tests/files/flannel.yml":    "kube_proxy_mode: nftables\n",
+		"manifests/calico.yaml":      "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  calicoNetwork:\n    linuxDataplane: BPF\n    kubeProxyManagement: Enabled\n",
+		"manifests/kube-proxy.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+		"hack/test/kind/kind.config": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: ipvs\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := load.Load(context.Background(), load.Options{Paths: []string{dir}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := func(p *checker.Pass) error {
+		at(p, "tests/files/cilium.yml", 1, "cilium")
+		at(p, "tests/files/flannel.yml", 1, "flannel")
+		at(p, "manifests/kube-proxy.yaml", 1, "manifests")
+		at(p, "hack/test/kind/kind.config", 1, "kind")
+		return nil
+	}
+	kp601 := rule(QuietRule, "kube-proxy-replaced", func(*checker.Pass) error { return nil })
+	out, err := Run(context.Background(), ws, []*checker.Rule{rule("KP102", "ipvs", report), kp601})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := summary(out.Findings)
+	want := []string{
+		"hack/test/kind/kind.config:1:1 KP102 warning kind",
+		"tests/files/flannel.yml:1:1 KP102 warning flannel",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := summary(out.Suppressed); !reflect.DeepEqual(got, []string{"manifests/kube-proxy.yaml:1:1 KP102 warning manifests", "tests/files/cilium.yml:1:1 KP102 warning cilium"}) {
+		t.Errorf("suppressed:\n%s", strings.Join(got, "\n"))
+	}
+}
