@@ -72,17 +72,26 @@ func (ws *Workspace) IndexTargets() {
 		}
 	}
 	ws.targets = x
+	// Directories share their ancestors' levels: resolve each level once per tree.
+	levels := map[[2]string]level{}
 	if !ws.TargetFixed {
-		ws.Target = ws.dirTarget("")
+		ws.Target = ws.dirTarget("", levels)
 	}
 	for _, f := range ws.Files {
 		if f.Parent != nil {
 			continue
 		}
 		if d := dirOf(f.Path); ws.targets.dirs[d].Source == "" {
-			ws.targets.dirs[d] = ws.dirTarget(d)
+			ws.targets.dirs[d] = ws.dirTarget(d, levels)
 		}
 	}
+}
+
+// level is what one directory level offers to the files of a tree: its best version and
+// whether a cluster definition is among its sources.
+type level struct {
+	t           Target
+	ok, cluster bool
 }
 
 // TargetOf returns the target of a file (a slash-separated path relative to the root, as in
@@ -109,21 +118,31 @@ func (ws *Workspace) targetOf(file string) Target {
 	if t, ok := ws.targets.dirs[d]; ok {
 		return t
 	}
-	return ws.dirTarget(d)
+	return ws.dirTarget(d, nil)
 }
 
 // dirTarget resolves the target of the files of directory dir that name no version
-// themselves: the nearest directory at or above dir whose subtree names a version that
-// counts for dir.
-func (ws *Workspace) dirTarget(dir string) Target {
+// themselves: the nearest directory at or above dir whose subtree holds a cluster definition
+// that counts for dir, else the nearest one with an image tag. levels, when not nil, caches
+// the levels already resolved (IndexTargets only: afterwards rules read the workspace in
+// parallel).
+func (ws *Workspace) dirTarget(dir string, levels map[[2]string]level) Target {
 	unit := unitOfDir(dir)
 	var fallback *Target
 	for d := dir; ; d = parentDir(d) {
-		t, ok := ws.best(ws.targets.byDir[d], unit, false)
-		if ok && ws.anyClusterIn(ws.targets.byDir[d], unit) {
-			return t
+		l, cached := levels[[2]string{d, unit}]
+		if !cached {
+			l.t, l.ok = ws.best(ws.targets.byDir[d], unit, false)
+			l.cluster = l.ok && ws.anyClusterIn(ws.targets.byDir[d], unit)
+			if levels != nil {
+				levels[[2]string{d, unit}] = l
+			}
 		}
-		if ok && fallback == nil {
+		if l.cluster {
+			return l.t
+		}
+		if l.ok && fallback == nil {
+			t := l.t
 			fallback = &t
 		}
 		if d == "" {
