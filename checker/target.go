@@ -263,12 +263,12 @@ var sampleDirs = map[string]bool{
 }
 
 // UnitOf returns the self-contained tree that a file belongs to, "" for none. Such a tree
-// describes clusters of its own, unrelated to the rest of the repository: test data or an
-// example (below the innermost directory named test, tests, testdata, e2e, fixtures, golden,
-// example(s), sample(s) or demo(s), together with the next directory level, so that
-// tests/docker and tests/e2e are two trees), or an Ansible role (roles/NAME). Version
-// sources, kube-proxy replacements and Services count only within their own tree; files
-// outside every tree share what lies outside every tree.
+// describes clusters of its own, unrelated to the rest of the repository: test data, an
+// example or developer tooling (below the innermost directory named in sampleDirs, together
+// with the next directory level, so that tests/docker and tests/e2e are two trees), or an
+// Ansible role (roles/NAME). Version sources, kube-proxy replacements, Services and kubeadm
+// configs count only within their own tree; files outside every tree share what lies outside
+// every tree.
 func UnitOf(file string) string {
 	return unitOfDir(dirOf(path.Clean(file)))
 }
