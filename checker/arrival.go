@@ -47,9 +47,10 @@ func (p *Pass) BoundTarget() Target {
 	return p.Workspace.Target
 }
 
-// stableMessage is the message without the cluster clause of its target, for fingerprints:
-// moving the line that names the cluster's version must not change every finding's identity.
-func (f *Finding) stableMessage() string {
+// PlainMessage returns the message without the cluster clause of its target. Fingerprints use
+// it (moving the line that names the cluster's version must not change every finding's
+// identity), and so does the migration report, which names each scope's version once.
+func (f *Finding) PlainMessage() string {
 	if f.Target == nil {
 		return f.Message
 	}

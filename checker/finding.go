@@ -100,7 +100,7 @@ func (f *Finding) Fingerprint() string {
 	} else {
 		// Without a path, the message is the most stable identity left (without the
 		// cluster clause, which names where the cluster's version is written).
-		h.Write([]byte(f.stableMessage()))
+		h.Write([]byte(f.PlainMessage()))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
