@@ -12,6 +12,32 @@ import "strings"
 // deleted (RULES.md §1).
 var Horizon = Version{1, 43}
 
+// clauseStart starts every cluster clause.
+const clauseStart = "(this cluster: "
+
+// NamesVersion reports whether a message names a Kubernetes minor version ("from 1.40", "in
+// 1.26:", "(1.37)"): "1." and one to three digits after a space, an opening parenthesis or
+// the start, not followed by more dotted digits (so 10.1.40.5 and 1.2.3.4 are addresses).
+func NamesVersion(msg string) bool {
+	for i := 0; i+2 < len(msg); i++ {
+		if msg[i] != '1' || msg[i+1] != '.' || (i > 0 && msg[i-1] != ' ' && msg[i-1] != '(') {
+			continue
+		}
+		j := i + 2
+		for j < len(msg) && msg[j] >= '0' && msg[j] <= '9' {
+			j++
+		}
+		if n := j - (i + 2); n == 0 || n > 3 {
+			continue
+		}
+		if j+1 < len(msg) && msg[j] == '.' && msg[j+1] >= '0' && msg[j+1] <= '9' {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
 // ClusterClause describes a target for a message: "this cluster: 1.34, from kube-proxy image
 // tag at f.yaml:20:16", "this cluster: 1.40 by default (no version found)" or "this cluster:
 // 1.40, from --target-version".

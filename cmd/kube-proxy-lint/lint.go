@@ -99,6 +99,7 @@ Flags:
 Outputs:
   Each --format FORMAT[=FILE] adds one output; repeat it to write several in one run.
   FORMAT is one of: %s.
+  The report-* formats write the migration readiness report (see report --help).
   An output without =FILE goes to --output FILE when given, else to stdout; FILE "-" is
   stdout. --output takes exactly one output, at most one output may go to stdout, and no
   two outputs may share a file. Files are replaced atomically and never coloured.
@@ -118,7 +119,7 @@ Exit codes:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
   2  usage error, unreadable path, or internal error (a rule that broke)
-`, strings.Join(report.Formats(), ", "))
+`, strings.ReplaceAll(strings.Join(report.Formats(), ", "), ", report-markdown", ",\n  report-markdown"))
 	return b.String()
 }
 
