@@ -42,7 +42,9 @@ code,.loc{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 table{border-collapse:collapse;width:100%;margin:8px 0}
 th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 thead th{background:var(--soft)}
-.matrix td.state{text-align:center;white-space:nowrap}
+.scroll{overflow-x:auto}
+.matrix td,.matrix th{white-space:nowrap}
+.matrix td.state{text-align:center;padding:4px 6px}
 .st-runs{background:var(--runs)}.st-switches{background:var(--switches)}.st-deprecated{background:var(--deprecated)}
 .st-exits{background:var(--exits);font-weight:600}.st-removed{background:var(--removed);font-weight:600}
 .st-unknown{background:var(--unknown)}.st-off,.st-replaced{background:var(--off)}
@@ -126,7 +128,7 @@ var readinessTemplate = template.Must(template.New("report").Funcs(template.Func
 <main>
 {{- if .Scopes}}
 <h2 id="timeline">Timeline</h2>
-<table class="matrix">
+<div class="scroll"><table class="matrix">
 <thead><tr><th scope="col">scope</th><th scope="col">today</th>{{range .Versions}}<th scope="col">{{.}}</th>{{end}}<th scope="col">status</th></tr></thead>
 <tbody>
 {{- range $i, $s := .Scopes}}
@@ -134,7 +136,7 @@ var readinessTemplate = template.Must(template.New("report").Funcs(template.Func
 {{- range $s.Cells}}{{if .State}}<td class="state st-{{.State}}" title="{{.Title}}">{{.Text}}</td>{{else}}<td></td>{{end}}{{end}}<td><span class="badge status-{{$s.Status}}">{{$s.StatusText}}</span></td></tr>
 {{- end}}
 </tbody>
-</table>
+</table></div>
 <p class="muted">States: runs · switches (the default mode changes) · deprecated · exits at startup · removed. (N): blockers that arrive at that version.</p>
 {{- else}}
 <p>No kube-proxy, replacement or finding in this repository.</p>
