@@ -39,7 +39,7 @@ func NamesVersion(msg string) bool {
 }
 
 // ClusterClause describes a target for a message: "this cluster: 1.34, from kube-proxy image
-// tag at f.yaml:20:16", "this cluster: 1.40 by default (no version found)" or "this cluster:
+// tag at f.yaml:20:16", "this cluster: 1.40 by default, no version found" or "this cluster:
 // 1.40, from --target-version".
 func (t Target) ClusterClause() string {
 	v := t.Version
@@ -48,7 +48,7 @@ func (t Target) ClusterClause() string {
 	}
 	switch t.Source {
 	case "", "default":
-		return "this cluster: " + v.String() + " by default (no version found)"
+		return "this cluster: " + v.String() + " by default, no version found"
 	case "flag", "--target-version":
 		return "this cluster: " + v.String() + ", from --target-version"
 	}
