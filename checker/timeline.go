@@ -127,7 +127,7 @@ func (in *Instance) StepAt(v Version) Step {
 		switch {
 		case !v.AtLeast(29):
 			s.State, s.Why = StateExits, "nftables mode exists from 1.29"
-		case !v.AtLeast(31) && !(set && g.Value):
+		case !v.AtLeast(31) && (!set || !g.Value):
 			s.State, s.Why = StateExits, "nftables mode is alpha before 1.31 and needs the NFTablesProxyMode gate"
 		}
 	case "userspace":

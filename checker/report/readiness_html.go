@@ -209,12 +209,12 @@ type (
 	}
 	htmlScope struct {
 		Dir, Status, StatusText, Headline, Version, Source, Today, NextStep, Nodes string
-		SourceAt                                                                 htmlLoc
-		Cells                                                                    []htmlCell
-		Replaced                                                                 []htmlReplaced
-		Instances                                                                []htmlInstance
-		Pools                                                                    []htmlPool
-		Groups                                                                   []htmlGroup
+		SourceAt                                                                   htmlLoc
+		Cells                                                                      []htmlCell
+		Replaced                                                                   []htmlReplaced
+		Instances                                                                  []htmlInstance
+		Pools                                                                      []htmlPool
+		Groups                                                                     []htmlGroup
 	}
 	htmlCell struct {
 		Version, Word, Text, Title string

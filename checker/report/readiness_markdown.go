@@ -341,4 +341,3 @@ func targetWords(t readiness.Target) string {
 	}
 	return "from " + t.Source
 }
-

@@ -34,9 +34,7 @@ type lintFlags struct {
 	maxFileSize   int64
 	// includeTestdata walks testdata directories too.
 	includeTestdata bool
-	// nodes are the --nodes [DIR=]FILE node inventories (reportcmd.go).
-	nodes []string
-	git   gitFlags
+	git             gitFlags
 	quiet           bool
 	debug           bool
 	version         bool
@@ -46,6 +44,9 @@ type lintFlags struct {
 	failOnSet     bool
 	baseline      string
 	writeBaseline string
+
+	// nodes are the --nodes [DIR=]FILE node inventories (reportcmd.go).
+	nodes []string
 }
 
 func newLintFlagSet(f *lintFlags) *pflag.FlagSet {

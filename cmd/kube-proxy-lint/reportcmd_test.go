@@ -79,7 +79,6 @@ func firstDiff(a, b string) string {
 	return ""
 }
 
-
 // TestReadinessContent checks what the issue asks of the example's report, independently of
 // the goldens' wording.
 func TestReadinessContent(t *testing.T) {
@@ -218,7 +217,7 @@ func TestReadinessHTMLSelfContained(t *testing.T) {
 		t.Errorf("CSP %q does not start from default-src 'none'", policy)
 	}
 	for _, tag := range []string{"style", "script"} {
-		m := regexp.MustCompile(`(?s)<` + tag + `>(.*?)</` + tag + `>`).FindAllStringSubmatch(page, -1)
+		m := regexp.MustCompile(`(?s)<`+tag+`>(.*?)</`+tag+`>`).FindAllStringSubmatch(page, -1)
 		if len(m) != 1 {
 			t.Fatalf("want one <%s> element, got %d", tag, len(m))
 		}
