@@ -62,6 +62,13 @@ type Step struct {
 	Why string
 }
 
+// Milestones are the releases at which the behaviour the rules know changes: the version table
+// of RULES.md §1 (1.26, 1.29, 1.31, 1.33, 1.35, 1.37, 1.38, 1.40, 1.43, 1.46) and the releases
+// of the feature gate table (gates added, locked or removed up to 1.38). Between two
+// milestones every rule reports the same, so checking at each milestone is checking at every
+// minor version (a test keeps the list true to the rules' version checks).
+var Milestones = []Version{{1, 26}, {1, 29}, {1, 31}, {1, 33}, {1, 35}, {1, 36}, {1, 37}, {1, 38}, {1, 40}, {1, 43}, {1, 46}}
+
 // TimelineVersions returns the minor versions from `from` to Horizon; only `from` when it is
 // already past the horizon.
 func TimelineVersions(from Version) []Version {

@@ -25,7 +25,8 @@ type Input struct {
 }
 
 // LaterVersions returns the versions the caller runs the rules at, besides each scope's own:
-// every minor version after the oldest scope's up to the horizon.
+// the milestones (checker.Milestones) after the oldest scope's version, up to the horizon. A
+// problem that arrives at a milestone is there at every version up to the next one.
 func LaterVersions(ws *checker.Workspace) []checker.Version {
 	oldest := checker.Horizon
 	for _, t := range ws.ScopeTargets() {
@@ -36,8 +37,39 @@ func LaterVersions(ws *checker.Workspace) []checker.Version {
 	if ws.TargetFixed && ws.Target.Version.Less(oldest) {
 		oldest = ws.Target.Version
 	}
-	vs := checker.TimelineVersions(oldest)
-	return vs[1:]
+	var out []checker.Version
+	for _, m := range checker.Milestones {
+		if oldest.Less(m) && !checker.Horizon.Less(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// versionIndependent are the built-in rules whose findings do not depend on the target
+// version: parse errors, the ipvs scheduler advice (about an explicit ipvs mode), the kernel
+// check bypass, kube-proxy replacements, NodeLocal DNSCache, suppressions. LaterRules leaves
+// them out of the runs at later versions, which saves most of their cost (four are Rego).
+var versionIndependent = map[string]bool{"KP001": true, "KP204": true, "KP206": true, "KP601": true, "KP603": true, "KP900": true}
+
+// LaterRules returns the rules to run at later versions: rules without the version-independent
+// ones, whose findings today's run already has. KP601 stays as a twin that reports nothing, so
+// that the kube-proxy rules are still quiet where kube-proxy is replaced (the engine's quiet
+// step runs when KP601 is part of the run; it reads the replacements from the workspace).
+func LaterRules(rules []*checker.Rule) []*checker.Rule {
+	var out []*checker.Rule
+	for _, r := range rules {
+		if !versionIndependent[r.ID] {
+			out = append(out, r)
+			continue
+		}
+		if r.ID == "KP601" {
+			twin := *r
+			twin.Run = func(*checker.Pass) error { return nil }
+			out = append(out, &twin)
+		}
+	}
+	return out
 }
 
 // Build builds the report.

@@ -179,7 +179,7 @@ func (m readinessMarkdown) overview(b *strings.Builder, rd *readiness.Report) {
 
 // dirLink links a scope directory when a link base is known.
 func (m readinessMarkdown) dirLink(dir string) string {
-	text := "`" + strings.ReplaceAll(dir, "`", "'") + "`"
+	text := mdEscape(dir)
 	if m.linkBase == "" || dir == "." {
 		return text
 	}

@@ -142,15 +142,16 @@ func scopeList(ws *checker.Workspace) string {
 	return strings.Join(ws.Scopes, ", ")
 }
 
-// buildReadiness runs the rules again at every later version up to the horizon, with the
+// buildReadiness runs the rules again at every later milestone up to the horizon, with the
 // same processing, and builds the readiness model from those findings and today's.
 func buildReadiness(ctx context.Context, ws *checker.Workspace, rules []*checker.Rule, proc engine.Processing, today *engine.Outcome) (*readiness.Report, error) {
 	later := map[checker.Version][]checker.Finding{}
+	laterRules := readiness.LaterRules(rules)
 	for _, v := range readiness.LaterVersions(ws) {
 		at := *ws
 		at.Target = checker.Target{Version: v, Source: "--target-version"}
 		at.TargetFixed = true
-		out, err := engine.RunWith(ctx, &at, rules, proc)
+		out, err := engine.RunWith(ctx, &at, laterRules, proc)
 		if err != nil {
 			return nil, fmt.Errorf("check at %s: %w", v, err)
 		}
