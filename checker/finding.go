@@ -98,8 +98,9 @@ func (f *Finding) Fingerprint() string {
 	if len(f.Path) > 0 {
 		h.Write([]byte(f.Path.String()))
 	} else {
-		// Without a path, the message is the most stable identity left.
-		h.Write([]byte(f.Message))
+		// Without a path, the message is the most stable identity left (without the
+		// cluster clause, which names where the cluster's version is written).
+		h.Write([]byte(f.PlainMessage()))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -1,5 +1,7 @@
 package checker
 
+import "strings"
+
 // Pass is what a rule's Run receives: the workspace, the target versions and a way to report.
 //
 // Each file is checked at the target version of its own scope (Workspace.TargetOf). A rule
@@ -66,6 +68,11 @@ func (p *Pass) Report(f Finding) {
 			t = p.Workspace.TargetOf(f.Pos.Filename)
 		}
 		f.Target = &t
+	}
+	if strings.HasPrefix(f.RuleID, "KP") && NamesVersion(f.Message) && !strings.Contains(f.Message, clauseStart) {
+		// A built-in message that names the release a problem arrives in also says which
+		// release this cluster is at (arrival.go).
+		f.Message += " (" + f.Target.ClusterClause() + ")"
 	}
 	p.report(f)
 }

@@ -35,6 +35,9 @@ type Workspace struct {
 	scopeSet map[string]bool
 	// Problems are load problems: files that could not be read or decoded.
 	Problems []LoadProblem
+	// Nodes is the node inventory: Node objects in the repository and the nodes given with
+	// --nodes (see NodesFor).
+	Nodes []Node
 }
 
 // LoadProblem is a file that could not be loaded or decoded.

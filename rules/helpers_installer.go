@@ -114,9 +114,9 @@ func kp101Installer(p *checker.Pass, in *checker.Instance, seen findingKeys) {
 	}
 	if at != before {
 		sev = checker.SeverityError
-		msg = fmt.Sprintf("%s, so %s writes the default mode %s at target %s instead of %s (its default through 1.39): the data plane changes", subject, ins.Name, at, p.Target(), before)
+		msg = fmt.Sprintf("%s, so %s writes the default mode %s from 1.40 instead of %s (its default through 1.39): the data plane changes", subject, ins.Name, at, before)
 	} else {
-		msg = fmt.Sprintf("%s, so kube-proxy runs %s's default %s at target %s; the default becomes nftables in 1.40", subject, ins.Name, at, p.Target())
+		msg = fmt.Sprintf("%s, so kube-proxy runs %s's default %s; the default becomes nftables in 1.40", subject, ins.Name, at)
 	}
 	f := installerFinding(in, nil, false, sev, msg)
 	if ins.Name == checker.InstallerKubeadm && ins.Doc != nil && ins.Doc.Parent == nil {

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -141,12 +139,13 @@ func kp101NotProxying(in *checker.Instance) bool {
 	return false
 }
 
-// kp101Default says (after a subject) which default kube-proxy uses at the target and what changes.
+// kp101Default says (after a subject) which default kube-proxy uses at the target and the
+// release that changes it; the cluster clause says which release the cluster is at.
 func kp101Default(t checker.Version) string {
 	if t.AtLeast(40) {
-		return fmt.Sprintf("runs the default nftables at target %s instead of iptables (the default through 1.39): the data plane changes", t)
+		return "runs the default nftables from 1.40 instead of iptables (the default through 1.39): the data plane changes"
 	}
-	return fmt.Sprintf("runs the default iptables at target %s; the default becomes nftables in 1.40", t)
+	return "runs the default iptables; the default becomes nftables in 1.40"
 }
 
 // kp101Config reports a KubeProxyConfiguration without a mode.

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -57,21 +55,23 @@ func runKP102(p *checker.Pass) error {
 		if m.Value != checker.ModeIPVS {
 			continue
 		}
+		// Every message names the releases that break ipvs, whatever the target; the cluster
+		// clause (checker.Pass.Report) adds this cluster's version.
 		sev := checker.SeverityWarning
-		msg := "kube-proxy mode ipvs is deprecated and stops working in a later release"
+		msg := "kube-proxy mode ipvs is deprecated from 1.35: it exits at startup from 1.40 unless KubeProxyIPVS is true, and is removed in 1.43"
 		switch {
 		case p.Target().AtLeast(43):
 			sev = checker.SeverityError
-			msg = fmt.Sprintf("kube-proxy mode ipvs was removed in 1.43; at target %s kube-proxy cannot start", p.Target())
+			msg = "kube-proxy mode ipvs was removed in 1.43: kube-proxy cannot start"
 		case p.Target().AtLeast(40):
 			if g, ok := in.Gate("KubeProxyIPVS"); ok && g.Value && !g.Invalid {
-				msg = fmt.Sprintf("kube-proxy mode ipvs only starts at target %s because KubeProxyIPVS is true; it is removed in 1.43", p.Target())
+				msg = "kube-proxy mode ipvs only starts because KubeProxyIPVS is true (the gate is off by default from 1.40); it is removed in 1.43"
 			} else {
 				sev = checker.SeverityError
-				msg = fmt.Sprintf("kube-proxy mode ipvs exits at startup at target %s: the KubeProxyIPVS gate is off by default from 1.40", p.Target())
+				msg = "kube-proxy mode ipvs exits at startup from 1.40: the KubeProxyIPVS gate is off by default; the ipvs code is removed in 1.43"
 			}
-		case p.Target().AtLeast(37):
-			msg = fmt.Sprintf("kube-proxy mode ipvs is deprecated (target %s); from 1.40 kube-proxy exits unless KubeProxyIPVS is true", p.Target())
+		case p.Target().AtLeast(35):
+			msg = "kube-proxy mode ipvs is deprecated (a warning at startup since 1.35): it exits at startup from 1.40 unless KubeProxyIPVS is true, and is removed in 1.43"
 		}
 		if installerOnly(in) {
 			kp102Installer(p, in, m, sev, msg)

@@ -35,6 +35,7 @@ func All() []*checker.Rule {
 		KP402,
 		KP501,
 		KP502,
+		KP602,
 		KP900,
 	}
 }

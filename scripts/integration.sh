@@ -11,6 +11,10 @@
 #                composite action's scripts.
 #   SARIF        Microsoft's SARIF Multitool validates the example repository's SARIF with the
 #                SARIF and GitHub rule kinds; any error fails (the tool itself exits 0).
+#   HTML report  the readiness report of fixtures/repos/migration in Debian's headless chromium
+#                (driven by playwright-core from npm; no browser download): no console error, no
+#                request, every scope shown, filters work; and html-validate (npm). Both must
+#                reject a broken page.
 #
 # Tools are installed on first use and cached in $KPL_TOOLS_CACHE (default
 # ~/.cache/kube-proxy-lint-ci). A tool that cannot be installed is a failure. Only when
@@ -91,6 +95,17 @@ install_multitool() {
   chmod u+x "$MULTITOOL"
 }
 
+install_chromium() { command -v chromium >/dev/null || apt_install chromium; }
+REPORT_NPM=$CACHE/npm-report
+install_report_tools() {
+  [ -f "$REPORT_NPM/node_modules/html-validate/package.json" ] &&
+    [ -f "$REPORT_NPM/node_modules/playwright-core/package.json" ] && return 0
+  mkdir -p "$REPORT_NPM"
+  # playwright-core is the driver only: it downloads no browser.
+  npm install --prefix "$REPORT_NPM" --no-audit --no-fund --loglevel=error \
+    html-validate@9.7.1 playwright-core@1.65.1 >/dev/null
+}
+
 log "build kube-proxy-lint"
 mkdir -p "$WORK/bin"
 go build -ldflags "-X main.version=0.0.0-integration" -o "$WORK/bin/kube-proxy-lint" ./cmd/kube-proxy-lint
@@ -151,6 +166,43 @@ if install_multitool; then
   fi
 else
   unavailable "SARIF Multitool"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# The HTML readiness report in a real browser, and an HTML validator
+log "HTML readiness report: headless chromium and html-validate"
+if install_chromium && install_report_tools; then
+  page=$WORK/readiness.html
+  kube-proxy-lint report --quiet --format report-html="$page" fixtures/repos/migration
+  scopes=(fixtures/repos/migration/clusters/{edge,legacy,payments,platform})
+  check_page() { KPL_NODE_MODULES=$REPORT_NPM/node_modules KPL_CHROMIUM=$(command -v chromium) node scripts/check-report-html.mjs "$@"; }
+  if check_page "$page" "${scopes[@]}"; then
+    ok "chromium: the report loads without console errors or requests, shows every scope, filters work"
+  else
+    bad "chromium: the HTML report"
+  fi
+  # The check must be able to fail: a style the CSP does not name is a console error.
+  sed 's/^body{margin:0/body{margin:1px/' "$page" >"$WORK/tampered.html"
+  if check_page "$WORK/tampered.html" "${scopes[@]}" >/dev/null 2>&1; then
+    bad "chromium: a style outside the CSP went unnoticed"
+  else
+    ok "chromium: a style outside the CSP is caught (the check works)"
+  fi
+  printf '{"extends": ["html-validate:recommended"]}\n' >"$WORK/htmlvalidate.json"
+  validate_html() { "$REPORT_NPM/node_modules/.bin/html-validate" -c "$WORK/htmlvalidate.json" "$1"; }
+  if validate_html "$page"; then
+    ok "html-validate: the report is valid HTML"
+  else
+    bad "html-validate: the report"
+  fi
+  sed 's#</table>#</tabel>#' "$page" >"$WORK/invalid.html"
+  if validate_html "$WORK/invalid.html" >/dev/null 2>&1; then
+    bad "html-validate accepted a broken page"
+  else
+    ok "html-validate rejects a broken page (the check works)"
+  fi
+else
+  unavailable "chromium or the npm tools of the HTML report check"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -199,6 +199,7 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 	ws.Instances = dropClaimedConfigs(ws.Instances)
 	ws.SetScopes(findScopes(ws))
 	setTargets(ws, target)
+	ws.Nodes = repoNodes(ws)
 }
 
 // propagateOpen marks an embedded document open when the scalar holding it held an output

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
 )
 
 // ToolName is the name every format reports as the producing tool.
@@ -44,6 +45,9 @@ type Result struct {
 	Suppressed []checker.Finding
 	// Notes are informational messages of the run, such as stale baseline entries.
 	Notes []checker.Note
+	// Readiness is the migration readiness model that the report-* formats render; the
+	// caller builds it (readiness.Build) when one of them is asked for.
+	Readiness *readiness.Report
 }
 
 // Formatter writes a Result in one output format.
@@ -73,10 +77,14 @@ var constructors = map[string]func(Options) Formatter{
 	"rdjsonl":    func(Options) Formatter { return rdjsonFormatter{lines: true} },
 	"checkstyle": func(Options) Formatter { return checkstyleFormatter{} },
 	"markdown":   func(o Options) Formatter { return markdownFormatter{linkBase: o.LinkBase} },
+	// The migration readiness report (issue 15).
+	"report-markdown": func(o Options) Formatter { return readinessMarkdown{linkBase: o.LinkBase} },
+	"report-html":     func(o Options) Formatter { return readinessHTML{linkBase: o.LinkBase} },
+	"report-json":     func(Options) Formatter { return readinessJSON{} },
 }
 
 // formatOrder is the order Formats lists names in: the default first.
-var formatOrder = []string{"text", "json", "sarif", "github", "rdjson", "rdjsonl", "checkstyle", "markdown"}
+var formatOrder = []string{"text", "json", "sarif", "github", "rdjson", "rdjsonl", "checkstyle", "markdown", "report-markdown", "report-html", "report-json"}
 
 // Formats returns the names New accepts, the default ("text") first.
 func Formats() []string { return append([]string(nil), formatOrder...) }

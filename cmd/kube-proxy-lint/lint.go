@@ -13,6 +13,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 )
@@ -43,6 +44,9 @@ type lintFlags struct {
 	failOnSet     bool
 	baseline      string
 	writeBaseline string
+
+	// nodes are the --nodes [DIR=]FILE node inventories (reportcmd.go).
+	nodes []string
 }
 
 func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
@@ -64,6 +68,7 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
 	fs.Int64Var(&f.maxFileSize, "max-file-size", load.DefaultMaxFileSize, "skip files larger than `BYTES` with a notice")
 	fs.BoolVar(&f.includeTestdata, "include-testdata", false, "also lint directories named testdata (skipped by default, as Go tools do)")
+	fs.StringArrayVar(&f.nodes, "nodes", nil, nodesFlagUsage)
 	f.git.register(fs)
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notices about skipped files to stderr")
 	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
@@ -82,6 +87,7 @@ Dockerfiles, Makefiles, flag files and templates (Helm, Jinja2, ERB) around them
 
 Usage:
   kube-proxy-lint [flags] [PATH...]      lint files and directories (default "."; "-" reads stdin)
+  kube-proxy-lint report [PATH...]       write the migration readiness report (see report --help)
   kube-proxy-lint rules [--format F]     list the rules (F: text, json, markdown)
   kube-proxy-lint explain RULE...        print the documentation of rules, by ID or name
   kube-proxy-lint policy test DIR...     run the Rego unit tests of user policies
@@ -94,6 +100,7 @@ Flags:
 Outputs:
   Each --format FORMAT[=FILE] adds one output; repeat it to write several in one run.
   FORMAT is one of: %s.
+  The report-* formats write the migration readiness report (see report --help).
   An output without =FILE goes to --output FILE when given, else to stdout; FILE "-" is
   stdout. --output takes exactly one output, at most one output may go to stdout, and no
   two outputs may share a file. Files are replaced atomically and never coloured.
@@ -113,7 +120,7 @@ Exit codes:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
   2  usage error, unreadable path, or internal error (a rule that broke)
-`, strings.Join(report.Formats(), ", "))
+`, strings.ReplaceAll(strings.Join(report.Formats(), ", "), ", report-markdown", ",\n  report-markdown"))
 	return b.String()
 }
 
@@ -132,6 +139,7 @@ type lintConfig struct {
 	debug     bool
 	// includeTestdata: --include-testdata or the config file's include-testdata.
 	includeTestdata bool
+	nodes           []string
 	// proc configures the processors: config exclusions, skip, severity, suppressions,
 	// baseline. writeBaseline is the --write-baseline file; explicitOutputs tells whether
 	// --format was given; policyDirs are the config file's policy-dirs, for the policy loader.
@@ -166,7 +174,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
 func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
-	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, git: f.git, includeTestdata: f.includeTestdata}
+	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, git: f.git, includeTestdata: f.includeTestdata, nodes: f.nodes}
 	if err := f.git.validate(args); err != nil {
 		return nil, err
 	}
@@ -244,6 +252,9 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 	if cfg.targetSource != "" && cfg.target != nil {
 		ws.Target.Source = cfg.targetSource
 	}
+	if err := loadNodes(ws, root, cfg.nodes); err != nil {
+		return c.fail(err)
+	}
 	if !cfg.quiet {
 		// Files that were skipped or could not be decoded as a manifest: not findings, but a
 		// user must know that part of the tree was not checked.
@@ -270,7 +281,14 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 			_, _ = c.stderr.Write(fl.Stack)
 		}
 	}
+	var rd *readiness.Report
+	if wantsReport(cfg.outputs) {
+		if rd, err = buildReadiness(ctx, ws, cfg.rules, proc, out); err != nil {
+			return c.fail(err)
+		}
+	}
 	res := &report.Result{
+		Readiness:   rd,
 		Findings:    out.Findings,
 		Rules:       cfg.rules,
 		Target:      ws.Target,

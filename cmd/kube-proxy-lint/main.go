@@ -8,6 +8,7 @@
 //	kube-proxy-lint explain RULE...
 //	kube-proxy-lint policy test DIR...
 //	kube-proxy-lint config print [PATH]
+//	kube-proxy-lint report [PATH...]
 //
 // Run kube-proxy-lint --help for the flags, output syntax and exit codes.
 package main
@@ -55,6 +56,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return c.policyCmd(args[1:])
 		case "config":
 			return c.configCmd(args[1:])
+		case "report":
+			return c.reportCmd(ctx, args[1:])
 		}
 	}
 	return c.lint(ctx, args)

@@ -1,0 +1,84 @@
+package checker
+
+import "strings"
+
+// Every message about a problem that depends on the Kubernetes version names the release in
+// which the problem arrives ("exits at startup from 1.40"), whatever the target, and ends with
+// the cluster clause: the version this cluster is checked at and where that came from,
+// "(this cluster: 1.34, from kube-proxy image tag at clusters/a/kube-proxy.yaml:20:16)". A
+// repository on 1.34 thus learns its 1.40 problems without knowing --target-version.
+
+// Horizon is the last release the migration plan looks at: the one in which the ipvs code is
+// deleted (RULES.md §1).
+var Horizon = Version{1, 43}
+
+// clauseStart starts every cluster clause.
+const clauseStart = "(this cluster: "
+
+// NamesVersion reports whether a message names a Kubernetes minor version ("from 1.40", "in
+// 1.26:", "(1.37)"): "1." and one to three digits after a space, an opening parenthesis or
+// the start, not followed by more dotted digits (so 10.1.40.5 and 1.2.3.4 are addresses).
+func NamesVersion(msg string) bool {
+	for i := 0; i+2 < len(msg); i++ {
+		if msg[i] != '1' || msg[i+1] != '.' || (i > 0 && msg[i-1] != ' ' && msg[i-1] != '(') {
+			continue
+		}
+		j := i + 2
+		for j < len(msg) && msg[j] >= '0' && msg[j] <= '9' {
+			j++
+		}
+		if n := j - (i + 2); n == 0 || n > 3 {
+			continue
+		}
+		if j+1 < len(msg) && msg[j] == '.' && msg[j+1] >= '0' && msg[j+1] <= '9' {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// ClusterClause describes a target for a message: "this cluster: 1.34, from kube-proxy image
+// tag at f.yaml:20:16", "this cluster: 1.40 by default, no version found" or "this cluster:
+// 1.40, from --target-version".
+func (t Target) ClusterClause() string {
+	v := t.Version
+	if v == (Version{}) {
+		v = DefaultTarget
+	}
+	switch t.Source {
+	case "", "default":
+		return "this cluster: " + v.String() + " by default, no version found"
+	case "flag", "--target-version":
+		return "this cluster: " + v.String() + ", from --target-version"
+	}
+	return "this cluster: " + v.String() + ", from " + t.Source
+}
+
+// InCluster appends the cluster clause of the pass's target to msg: msg + " (this cluster: …)".
+// Rules use it on every message whose problem depends on the version.
+func (p *Pass) InCluster(msg string) string {
+	return msg + " (" + p.BoundTarget().ClusterClause() + ")"
+}
+
+// BoundTarget returns the target the pass checks at, with its source: the bound target, else
+// the repository's.
+func (p *Pass) BoundTarget() Target {
+	if p.bound != nil {
+		return *p.bound
+	}
+	if p.Workspace.Target.Version == (Version{}) {
+		return Target{Version: DefaultTarget, Source: "default"}
+	}
+	return p.Workspace.Target
+}
+
+// PlainMessage returns the message without the cluster clause of its target. Fingerprints use
+// it (moving the line that names the cluster's version must not change every finding's
+// identity), and so does the migration report, which names each scope's version once.
+func (f *Finding) PlainMessage() string {
+	if f.Target == nil {
+		return f.Message
+	}
+	return strings.Replace(f.Message, " ("+f.Target.ClusterClause()+")", "", 1)
+}
