@@ -74,6 +74,12 @@ type Related struct {
 type Fix struct {
 	Message string     `json:"message"`
 	Edits   []TextEdit `json:"edits"`
+	// Safety tells whether the fix keeps what the running cluster does (Safe) or changes
+	// it (Unsafe, the zero value); `--fix` applies safe fixes only.
+	Safety Safety `json:"safety"`
+	// Preferred marks the fix `--fix` applies when the finding offers several; the others
+	// stay suggestions. A finding's only fix is its preferred fix (Finding.PreferredFix).
+	Preferred bool `json:"preferred,omitempty"`
 }
 
 // TextEdit replaces the bytes [Pos.Offset, End.Offset) of Pos.Filename with NewText.

@@ -41,6 +41,9 @@ type Doc struct {
 	Since string
 	// SeverityText describes version-dependent severities, e.g. "warning; error at target >= 1.40".
 	SeverityText string
+	// Fixes lists the kinds of fixes the rule's findings carry, with their safety; empty
+	// when the rule offers none.
+	Fixes []FixDoc
 }
 
 // DocsBaseURL is where the generated rule docs are published.
@@ -86,6 +89,18 @@ func Validate(rules []*Rule) error {
 		ids[r.ID], names[r.Name] = true, true
 		if r.Doc.Title == "" || r.Doc.Why == "" || r.Doc.Remediation == "" || r.Doc.Since == "" {
 			errs = append(errs, fmt.Errorf("rule %s: doc needs title, why, remediation and since", r.ID))
+		}
+		preferred := 0
+		for _, fd := range r.Doc.Fixes {
+			if fd.Text == "" {
+				errs = append(errs, fmt.Errorf("rule %s: a documented fix has no text", r.ID))
+			}
+			if fd.Preferred {
+				preferred++
+			}
+		}
+		if len(r.Doc.Fixes) > 0 && preferred == 0 {
+			errs = append(errs, fmt.Errorf("rule %s: documented fixes but none is preferred", r.ID))
 		}
 		if r.Severity == SeverityNone {
 			errs = append(errs, fmt.Errorf("rule %s: no default severity", r.ID))
