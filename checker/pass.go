@@ -60,6 +60,11 @@ func (p *Pass) Report(f Finding) {
 	if !f.End.IsValid() {
 		f.End = f.Pos
 	}
+	if len(f.Fixes) == 1 && !f.Fixes[0].Preferred {
+		// A finding's only fix is its preferred fix; saying so keeps outputs explicit.
+		f.Fixes = append([]Fix(nil), f.Fixes...)
+		f.Fixes[0].Preferred = true
+	}
 	if f.Target == nil {
 		var t Target
 		if p.bound != nil {

@@ -224,7 +224,7 @@ func (st *wsState) location(v any) (checker.Position, checker.Position, error) {
 func (rr *regoRule) fix(d *checker.Document, path checker.Path, v any) (checker.Fix, error) {
 	o, ok := v.(map[string]any)
 	if !ok {
-		return checker.Fix{}, rr.contractError("\"fix\" must be an object {msg, newText, path?}")
+		return checker.Fix{}, rr.contractError("\"fix\" must be an object {msg, newText, path?, safe?}")
 	}
 	text, ok := o["newText"].(string)
 	if !ok {
@@ -245,7 +245,18 @@ func (rr *regoRule) fix(d *checker.Document, path checker.Path, v any) (checker.
 	if msg == "" {
 		msg = "Set " + path.String() + " to " + text
 	}
-	return checker.Fix{Message: msg, Edits: []checker.TextEdit{{Pos: pos, End: end, NewText: text}}}, nil
+	fix := checker.Fix{Message: msg, Edits: []checker.TextEdit{{Pos: pos, End: end, NewText: text}}}
+	// A policy's fix is unsafe (applied only with --unsafe-fixes) unless it says otherwise.
+	if v, ok := o["safe"]; ok {
+		b, isBool := v.(bool)
+		if !isBool {
+			return checker.Fix{}, rr.contractError("\"fix\" safe must be a boolean")
+		}
+		if b {
+			fix.Safety = checker.Safe
+		}
+	}
+	return fix, nil
 }
 
 // toPath converts a Rego path (array of strings and non-negative integers) to a Path.

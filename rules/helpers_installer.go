@@ -127,7 +127,7 @@ func kp101Installer(p *checker.Pass, in *checker.Instance, seen findingKeys) {
 				text = "\n" + text
 			}
 			end := file.Lines.Position(file.Path, len(file.Content))
-			f.Fixes = append(f.Fixes, checker.Fix{Message: fx[1] + " in a KubeProxyConfiguration document", Edits: []checker.TextEdit{{Pos: end, End: end, NewText: text}}})
+			f.Fixes = append(f.Fixes, kp101Fix(fx[0], checker.Fix{Message: fx[1] + " in a KubeProxyConfiguration document", Edits: []checker.TextEdit{{Pos: end, End: end, NewText: text}}}))
 		}
 	}
 	if seen.first(f.Pos, f.Message) {
@@ -168,8 +168,11 @@ func installerScopeFile(in *checker.Instance) string {
 // kp102Installer reports ipvs mode set by (or defaulted by) an installer.
 func kp102Installer(p *checker.Pass, in *checker.Instance, m checker.Setting, sev checker.Severity, msg string) {
 	var fixes []checker.Fix
-	if fx, ok := installerModeFix(in, m, checker.ModeNFTables); ok {
-		fixes = append(fixes, fx)
+	for _, mode := range []string{checker.ModeNFTables, checker.ModeIPTables} {
+		if fx, ok := installerModeFix(in, m, mode); ok {
+			fx.Preferred = mode == checker.ModeNFTables
+			fixes = append(fixes, fx)
+		}
 	}
 	reportInstallerMode(p, in, m, sev, installerModeSource(in, m, p.Target())+": "+msg, fixes...)
 }
@@ -190,7 +193,9 @@ func kp103Installer(p *checker.Pass, in *checker.Instance, m checker.Setting, se
 		if strings.EqualFold(v, strings.TrimSpace(s.Value)) {
 			msg += "; modes are case-sensitive: use " + v
 			if e, ok := s.ValueEdit(v); ok {
-				fixes = append(fixes, checker.Fix{Message: "Change " + ins.ModeKey + " to " + v, Edits: []checker.TextEdit{e}})
+				// kube-proxy (or the installer) rejects the value today: any repair changes
+				// what runs.
+				fixes = append(fixes, checker.Fix{Message: "Change " + ins.ModeKey + " to " + v, Edits: []checker.TextEdit{e}, Preferred: len(fixes) == 0})
 			}
 		}
 	}
@@ -221,7 +226,7 @@ func kp202Installer(p *checker.Pass, in *checker.Instance) {
 		msg := fmt.Sprintf("%s %s %s has no effect: %s, and only ipvs mode reads it", ins.Name, s.Key, s.Value, reason)
 		f := installerFinding(in, s, false, checker.SeverityWarning, msg)
 		if len(s.Remove) > 0 {
-			f.Fixes = []checker.Fix{{Message: "Delete " + s.Key, Edits: s.Remove}}
+			f.Fixes = []checker.Fix{{Message: "Delete " + s.Key, Edits: s.Remove, Safety: checker.Safe}}
 		}
 		p.Report(f)
 	}
@@ -233,7 +238,7 @@ func kp202Installer(p *checker.Pass, in *checker.Instance) {
 		msg := fmt.Sprintf("%s=%s has no effect: %s, and --ipvs-* flags apply only in ipvs mode", fl.Name, fl.Value, reason)
 		var fixes []checker.Fix
 		if len(fl.Remove) > 0 {
-			fixes = append(fixes, checker.Fix{Message: "Remove " + fl.Name, Edits: fl.Remove})
+			fixes = append(fixes, checker.Fix{Message: "Remove " + fl.Name, Edits: fl.Remove, Safety: checker.Safe})
 		}
 		p.ReportFlag(fl, checker.SeverityWarning, msg, fixes...)
 	}

@@ -74,7 +74,7 @@ func kp101TextCommand(p *checker.Pass, in *checker.Instance) (checker.Finding, b
 	f := checker.Finding{Message: subject + kp101Default(p.Target()), Pos: in.Program, End: in.ProgramEnd}
 	for _, fx := range [][2]string{{checker.ModeIPTables, kp101FlagIPT}, {checker.ModeNFTables, kp101FlagNFT}} {
 		if e, ok := insertFlagEdit(in, "--proxy-mode="+fx[0]); ok {
-			f.Fixes = append(f.Fixes, checker.Fix{Message: fx[1], Edits: []checker.TextEdit{e}})
+			f.Fixes = append(f.Fixes, kp101Fix(fx[0], checker.Fix{Message: fx[1], Edits: []checker.TextEdit{e}}))
 		}
 	}
 	return f, true

@@ -38,6 +38,10 @@ kubeadm documents and configurations embedded in a ConfigMap (` + "`config.conf:
 		Remediation: `Rename the field to the one suggested (the fix does that when the suggestion is
 close: a wrong letter case or one or two typos), move it to the section it belongs to, or delete it.
 For a duplicate, keep one occurrence with the value you mean.`,
+		Fixes: []checker.FixDoc{
+			{Text: "Rename a misspelled field to the one suggested when the suggestion is close (letter case, one or two typos); the value then applies.", Safety: checker.Unsafe, Preferred: true},
+			{Text: "Delete the field kube-proxy drops (unknown, removed, not yet known at the target, or an ignored duplicate): what kube-proxy runs stays the same.", Safety: checker.Safe, Preferred: true},
+		},
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nMode: nftables\nnodePortAddress: [\"primary\"]\nudpIdleTimeout: 250ms\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\"]\n",
 		Since:  "0.1.0",
@@ -142,10 +146,14 @@ func runKP002(p *checker.Pass) error {
 			if k == nil {
 				continue
 			}
-			p.Report(checker.Finding{
+			f := checker.Finding{
 				Message: fmt.Sprintf("%s is not known to kube-proxy before 1.%d (target %s): kube-proxy drops it", a.path, a.minor, p.Target()),
 				Pos:     d.NodePos(k), End: d.NodeEnd(k), Object: d.Ref(), Path: a.path,
-			})
+			}
+			if e, ok := deleteFieldEdit(d, a.path); ok {
+				f.Fixes = []checker.Fix{safeDelete("Delete "+a.path.String()+", which kube-proxy drops at the target", e)}
+			}
+			p.Report(f)
 		}
 	}
 	return nil
@@ -172,6 +180,7 @@ func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
 			removed = fmt.Sprintf("was removed in 1.%d", r.minor)
 		}
 		f.Message = fmt.Sprintf("%s %s (%s): kube-proxy drops it", is.Path, removed, r.why)
+		f.Fixes = kp002Delete(d, is, nil)
 		p.Report(f)
 		return
 	}
@@ -188,12 +197,35 @@ func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
 	default:
 		f.Message = fmt.Sprintf("unknown field %s in %s: kube-proxy drops it", name, where)
 	}
+	var rename []checker.Fix
 	if sugg != "" && unique && dist <= 2 {
 		if fix, ok := kp002RenameFix(d, is, sugg); ok {
-			f.Fixes = []checker.Fix{fix}
+			// The name shows what was meant: the repair is preferred, though it makes the
+			// value apply; deleting the field (what kube-proxy does) stays the safe choice.
+			fix.Preferred = true
+			rename = append(rename, fix)
 		}
 	}
+	f.Fixes = kp002Delete(d, is, rename)
 	p.Report(f)
+}
+
+// kp002Delete returns fixes (a repair first, when there is one) and the safe fix that deletes
+// the dropped field of issue is.
+func kp002Delete(d *checker.Document, is checker.FieldIssue, fixes []checker.Fix) []checker.Fix {
+	_, parent := d.Lookup(is.Path[:len(is.Path)-1])
+	var v *yaml.Node
+	if parent != nil && parent.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(parent.Content); i += 2 {
+			if parent.Content[i] == is.Key {
+				v = parent.Content[i+1]
+			}
+		}
+	}
+	if e, ok := deleteEntryEdit(d, parent, is.Key, v); ok {
+		fixes = append(fixes, safeDelete("Delete "+is.Path.String()+", which kube-proxy drops", e))
+	}
+	return fixes
 }
 
 // kp002ElsewhereText says in which other sections a field of that exact name exists.
@@ -337,6 +369,26 @@ func kp002Duplicate(p *checker.Pass, d *checker.Document, is checker.FieldIssue)
 			also += " and "
 		}
 		also += "this line"
+	}
+	// Deleting the occurrences kube-proxy ignores changes nothing.
+	var dels []checker.TextEdit
+	for i, k := range keys {
+		if i == winner || (keys[winner] != is.Key && k != is.Key) {
+			continue
+		}
+		e, ok := deleteEntryEdit(d, parent, k, vals[i])
+		if !ok || keys[i].Line == keys[winner].Line {
+			dels = nil
+			break
+		}
+		dels = append(dels, e)
+	}
+	if len(dels) > 0 {
+		what := "this ignored occurrence"
+		if keys[winner] == is.Key {
+			what = "the ignored occurrences"
+		}
+		f.Fixes = []checker.Fix{safeDelete(fmt.Sprintf("Delete %s of %s", what, is.Path), dels...)}
 	}
 	if keys[winner] == is.Key {
 		f.Message = fmt.Sprintf("duplicate field %s (also on %s): kube-proxy uses this last occurrence%s and ignores the others", is.Path, also, val(winner))

@@ -63,6 +63,9 @@ fix for a wrong ` + "`apiVersion`" + ` sets it to ` + "`kubeproxy.config.k8s.io/
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1beta1\nkind: KubeProxyConfiguration\nnodePortAddresses: [\"10.0.0.1\", \"primary\"]\niptables:\n  masqueradeBit: 40\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nnodePortAddresses: [\"10.0.0.0/24\"]\niptables:\n  masqueradeBit: 14\n",
 		Since:  "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Set a wrong apiVersion to ` + "`kubeproxy.config.k8s.io/v1alpha1`" + `, or add it when it is missing. kube-proxy exits on the file as it is, so the repaired file starts a kube-proxy that did not run.`, Safety: checker.Unsafe, Preferred: true},
+		},
 	},
 	Run: runKP003,
 }

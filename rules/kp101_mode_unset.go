@@ -74,7 +74,11 @@ kind: KubeProxyConfiguration
 mode: iptables
 clusterCIDR: 10.244.0.0/16
 `,
-		Since:        "0.1.0",
+		Since: "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Pin the mode that runs today: ` + "`mode: iptables`" + ` in the configuration (or a KubeProxyConfiguration document appended to a kubeadm config), ` + "`--proxy-mode=iptables`" + ` on a command line without ` + "`--config`" + `.`, Safety: checker.Safe, Preferred: true},
+			{Text: `Set the mode to ` + "`nftables`" + `, the default from 1.40, instead.`, Safety: checker.Unsafe},
+		},
 		SeverityText: "warning up to target 1.39; error from target 1.40 on Linux, where the default switches the data plane from iptables to nftables",
 	},
 	Run: runKP101,
@@ -87,6 +91,15 @@ const (
 	kp101FlagIPT     = "Add --proxy-mode=iptables, the default through 1.39 (keeps today's data plane)"
 	kp101FlagNFT     = "Add --proxy-mode=nftables, the default from 1.40"
 )
+
+// kp101Fix marks a KP101 fix: pinning iptables, the mode that runs today, changes nothing
+// and is the preferred fix; nftables changes the data plane.
+func kp101Fix(mode string, fix checker.Fix) checker.Fix {
+	if mode == checker.ModeIPTables {
+		fix.Safety, fix.Preferred = checker.Safe, true
+	}
+	return fix
+}
 
 // kp101NoProxyFlags make kube-proxy do something else than proxying and exit.
 var kp101NoProxyFlags = []string{"cleanup", "version", "help", "h", "write-config-to"}
@@ -178,7 +191,7 @@ func kp101Config(p *checker.Pass, doc *checker.Document) (checker.Finding, bool)
 	}
 	for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
 		if fix, ok := pinModeFix(doc, fx[0], fx[1]); ok {
-			f.Fixes = append(f.Fixes, fix)
+			f.Fixes = append(f.Fixes, kp101Fix(fx[0], fix))
 		}
 	}
 	return f, true
@@ -194,7 +207,7 @@ func kp101CommandLine(p *checker.Pass, in *checker.Instance) (checker.Finding, b
 		}
 		for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
 			if fix, ok := replaceFlagValueFix(fl, fx[0], fx[1]); ok {
-				f.Fixes = append(f.Fixes, fix)
+				f.Fixes = append(f.Fixes, kp101Fix(fx[0], fix))
 			}
 		}
 		return f, true
@@ -240,7 +253,7 @@ func kp101CommandLine(p *checker.Pass, in *checker.Instance) (checker.Finding, b
 	}
 	for _, fx := range [][2]string{{checker.ModeIPTables, kp101FlagIPT}, {checker.ModeNFTables, kp101FlagNFT}} {
 		if e, ok := insertSeqItemEdit(d, a.Seq, a.Index, "--proxy-mode="+fx[0]); ok {
-			f.Fixes = append(f.Fixes, checker.Fix{Message: fx[1], Edits: []checker.TextEdit{e}})
+			f.Fixes = append(f.Fixes, kp101Fix(fx[0], checker.Fix{Message: fx[1], Edits: []checker.TextEdit{e}}))
 		}
 	}
 	return f, true

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strings"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -37,9 +39,13 @@ is then at the first of those variables. Values that come from variables or temp
 For an installer setting written as a single value (` + "`kube_proxy_mode: ipvs`" + `, Gardener ` + "`mode: IPVS`" + `,
 ` + "`proxy-mode=ipvs`" + `) the fix sets it to nftables in the installer's spelling (` + "`NFTables`" + ` for
 Gardener, ` + "`NFTABLES`" + ` for AKS); change it to iptables instead when the nodes are not ready for nftables.`,
-		Before:       "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
-		After:        "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
-		Since:        "0.1.0",
+		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
+		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
+		Since:  "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Set the mode to ` + "`nftables`" + ` where ipvs is written: the ` + "`mode`" + ` field, ` + "`--proxy-mode`" + `, or the installer's setting in its own spelling (` + "`NFTables`" + ` for Gardener, ` + "`NFTABLES`" + ` for AKS).`, Safety: checker.Unsafe, Preferred: true},
+			{Text: `Set the mode to ` + "`iptables`" + ` instead, the interim while the nodes are not ready for nftables.`, Safety: checker.Unsafe},
+		},
 		SeverityText: "warning up to target 1.39; error 1.40–1.42 (warning when `KubeProxyIPVS: true` is set); error from 1.43",
 	},
 	Run: runKP102,
@@ -77,7 +83,35 @@ func runKP102(p *checker.Pass) error {
 			kp102Installer(p, in, m, sev, msg)
 			continue
 		}
-		reportSetting(p, in, m, sev, msg)
+		reportSetting(p, in, m, sev, msg, kp102Fixes(m)...)
 	}
 	return nil
+}
+
+// Fix messages of KP102: nftables is the preferred target mode, iptables the interim.
+const (
+	kp102FixNFTables = "Set mode to nftables (needs Linux 5.13 or newer on every node)"
+	kp102FixIPTables = "Set mode to iptables, the interim until the nodes are ready for nftables"
+)
+
+// kp102Fixes returns the fixes of an ipvs mode set in a configuration file or a --proxy-mode
+// flag: nftables (preferred) and iptables. Both change the data plane.
+func kp102Fixes(m checker.Setting) []checker.Fix {
+	var fixes []checker.Fix
+	for _, fx := range [][2]string{{checker.ModeNFTables, kp102FixNFTables}, {checker.ModeIPTables, kp102FixIPTables}} {
+		var fix checker.Fix
+		var ok bool
+		switch {
+		case m.Flag != nil:
+			fix, ok = replaceFlagValueFix(m.Flag, fx[0], strings.Replace(fx[1], "mode", "--proxy-mode", 1))
+		case m.Doc != nil && m.Origin == checker.OriginConfig:
+			_, v := m.Doc.Lookup(m.Path)
+			fix, ok = replaceScalarFix(m.Doc, v, fx[0], fx[1])
+		}
+		if ok {
+			fix.Preferred = fx[0] == checker.ModeNFTables
+			fixes = append(fixes, fix)
+		}
+	}
+	return fixes
 }

@@ -56,6 +56,9 @@ kind: KubeProxyConfiguration
 mode: nftables
 `,
 		Since: "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Repair the letter case or blanks of a mode value (` + "`IPVS`" + ` becomes ` + "`ipvs`" + `), or write an installer's mode in its own spelling. kube-proxy rejects the value as it is, so the repair changes what runs.`, Safety: checker.Unsafe, Preferred: true},
+		},
 	},
 	Run: runKP103,
 }

@@ -56,7 +56,11 @@ mode: ipvs
 kind: KubeProxyConfiguration
 mode: nftables
 `,
-		Since:        "0.1.0",
+		Since: "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Remove a ` + "`KubeProxyIPVS`" + ` setting that has no effect because the mode is not ipvs: the ` + "`--feature-gates`" + ` entry, the whole flag when it sets nothing else, or the ` + "`featureGates`" + ` key.`, Safety: checker.Safe, Preferred: true},
+			{Text: `Remove a setting that makes kube-proxy exit (the gate does not exist at the target, ` + "`SupportIPVSProxyMode`" + `) or that does nothing once the ipvs code is gone (1.43).`, Safety: checker.Unsafe, Preferred: true},
+		},
 		SeverityText: "warning for `KubeProxyIPVS: true` from target 1.37 to 1.45; error for `KubeProxyIPVS` set at targets before 1.37 or from 1.46 (no such gate) or to a non-boolean value; error for `SupportIPVSProxyMode`",
 	},
 	Run: runKP104,
@@ -70,7 +74,7 @@ func runKP104(p *checker.Pass) error {
 			if !isIPVSGate(g.Name) {
 				continue
 			}
-			sev, msg, removable := kp104Check(p.Target(), in, g)
+			sev, msg, removable, safe := kp104Check(p.Target(), in, g)
 			if msg == "" {
 				continue
 			}
@@ -88,6 +92,9 @@ func runKP104(p *checker.Pass) error {
 				fix, canFix = kp104RemoveKey(g.Doc, g.Name)
 			}
 			if removable && canFix {
+				if safe {
+					fix.Safety = checker.Safe
+				}
 				f.Fixes = []checker.Fix{fix}
 			}
 			if seen.first(f.Pos, f.Message) {
@@ -99,33 +106,35 @@ func runKP104(p *checker.Pass) error {
 }
 
 // kp104Check returns the severity and message for gate setting g (empty message when it is
-// fine) and whether removing the setting is safe.
-func kp104Check(t checker.Version, in *checker.Instance, g checker.GateSetting) (checker.Severity, string, bool) {
+// fine), whether the fix may remove the setting, and whether that keeps what runs (the gate
+// has no effect because the mode is not ipvs).
+func kp104Check(t checker.Version, in *checker.Instance, g checker.GateSetting) (checker.Severity, string, bool, bool) {
 	const exits = "kube-proxy exits at startup on an unknown feature gate"
 	if g.Name == gateSupportIPVSProxyMode {
-		return checker.SeverityError, "feature gate SupportIPVSProxyMode was removed in 1.20: " + exits + "; ipvs is selected with the mode alone", true
+		return checker.SeverityError, "feature gate SupportIPVSProxyMode was removed in 1.20: " + exits + "; ipvs is selected with the mode alone", true, false
 	}
 	switch {
 	case g.Invalid:
-		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS has the non-boolean value %q: kube-proxy exits at startup", g.Raw), false
+		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS has the non-boolean value %q: kube-proxy exits at startup", g.Raw), false, false
 	case !t.AtLeast(37):
-		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS does not exist before 1.37 (target %s): %s", t, exits), true
+		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS does not exist before 1.37 (target %s): %s", t, exits), true, false
 	case t.AtLeast(46):
-		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS was removed in 1.46 (target %s): %s", t, exits), true
+		return checker.SeverityError, fmt.Sprintf("feature gate KubeProxyIPVS was removed in 1.46 (target %s): %s", t, exits), true, false
 	case !g.Value:
 		// Harmless unless the mode is ipvs, which KP103 reports.
-		return checker.SeverityNone, "", false
+		return checker.SeverityNone, "", false, false
 	}
 	if m := in.Mode(t); m.Origin != checker.OriginUnknown && strings.ToLower(strings.TrimSpace(m.Value)) != checker.ModeIPVS {
-		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true has no effect: the mode at target %s is %s, not ipvs; setting the gate is fatal from 1.46", t, m.Value), true
+		// A gate of a mode that does not run does nothing, before or after the upgrade.
+		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true has no effect: the mode at target %s is %s, not ipvs; setting the gate is fatal from 1.46", t, m.Value), true, todayMode(m, runsOnWindows(in)) != checker.ModeIPVS
 	}
 	switch {
 	case t.AtLeast(43):
-		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true has no effect at target %s: the ipvs code is removed in 1.43; setting the gate is fatal from 1.46", t), true
+		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true has no effect at target %s: the ipvs code is removed in 1.43; setting the gate is fatal from 1.46", t), true, false
 	case t.AtLeast(40):
-		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true keeps ipvs mode starting at target %s only until 1.43, when the ipvs code is removed", t), false
+		return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true keeps ipvs mode starting at target %s only until 1.43, when the ipvs code is removed", t), false, false
 	}
-	return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true only defers the end of ipvs mode: it keeps ipvs starting in 1.40–1.42, but from 1.43 no gate brings ipvs back (target %s)", t), false
+	return checker.SeverityWarning, fmt.Sprintf("feature gate KubeProxyIPVS=true only defers the end of ipvs mode: it keeps ipvs starting in 1.40–1.42, but from 1.43 no gate brings ipvs back (target %s)", t), false, false
 }
 
 // kp104Flag positions f at gate g's entry inside its --feature-gates value and returns a fix

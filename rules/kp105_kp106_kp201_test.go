@@ -31,27 +31,33 @@ func TestKP106Related(t *testing.T) {
 	}
 }
 
-// TestKP201Fixes checks which findings carry the removal fix and what it says.
+// TestKP201Fixes checks the fixes of each finding: removing the ignored flag is always safe
+// and preferred; moving a value the file lacks or contradicts is the unsafe alternative.
 func TestKP201Fixes(t *testing.T) {
 	_, fs := checkertest.Findings(t, rules.KP201, "../fixtures/rules/KP201/block.yaml")
 	fixed := map[string]string{}
 	for _, f := range fs {
 		name := strings.Fields(strings.TrimPrefix(f.Message, "kube-proxy ignores "))[0]
 		name, _, _ = strings.Cut(name, "=")
-		if len(f.Fixes) > 0 {
-			fixed[name] = f.Fixes[0].Message
-		} else {
-			fixed[name] = ""
+		var fixes []string
+		for _, fx := range f.Fixes {
+			s := fx.Safety.String() + " " + fx.Message
+			if fx.Preferred {
+				s += " (preferred)"
+			}
+			fixes = append(fixes, s)
 		}
+		fixed[name] = strings.Join(fixes, "; ")
 	}
+	rm := func(flag string) string { return "safe Remove the ignored flag " + flag + " (preferred)" }
 	want := map[string]string{
-		"--proxy-mode":                        "Remove the ignored flag --proxy-mode",
-		"--masquerade-all":                    "Remove the ignored flag --masquerade-all",
-		"--conntrack-tcp-timeout-established": "Remove the ignored flag --conntrack-tcp-timeout-established",
-		"--nodeport-addresses":                "Remove the ignored flag --nodeport-addresses",
-		"--proxy-port-range":                  "Remove the ignored flag --proxy-port-range",
-		"--cluster-cidr":                      "",
-		"--iptables-sync-period":              "",
+		"--proxy-mode":                        rm("--proxy-mode"),
+		"--masquerade-all":                    rm("--masquerade-all"),
+		"--conntrack-tcp-timeout-established": rm("--conntrack-tcp-timeout-established"),
+		"--nodeport-addresses":                rm("--nodeport-addresses"),
+		"--proxy-port-range":                  rm("--proxy-port-range"),
+		"--cluster-cidr":                      rm("--cluster-cidr") + "; unsafe Set clusterCIDR to 10.0.0.0/8 in the config file and remove --cluster-cidr",
+		"--iptables-sync-period":              rm("--iptables-sync-period") + "; unsafe Set iptables.syncPeriod to 10s in the config file and remove --iptables-sync-period",
 	}
 	for k, v := range want {
 		got, ok := fixed[k]

@@ -58,6 +58,10 @@ containers:
   - --config=/var/lib/kube-proxy/config.conf
 `,
 		Since: "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Remove the ignored flag (the ` + "`args`" + ` item, or the words in a script): kube-proxy ignores it whatever its value.`, Safety: checker.Safe, Preferred: true},
+			{Text: `Write the flag's value into the configuration file kube-proxy reads and remove the flag, when the file lacks the value or has another one. The value then applies.`, Safety: checker.Unsafe},
+		},
 	},
 	Run: runKP201,
 }
@@ -74,17 +78,25 @@ func runKP201(p *checker.Pass) error {
 			if !checker.IgnoredWithConfig(fl.Name) {
 				continue
 			}
-			msg, rel, safe := kp201Explain(p.Target(), in, fl, mode)
+			msg, rel, same := kp201Explain(p.Target(), in, fl, mode)
 			f := checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
 				Related: append(rel, instanceRelated(in)...)}
-			if in.Flag("cleanup") != nil {
+			cleanup := in.Flag("cleanup") != nil
+			if cleanup {
 				// A --cleanup run removes the rules of every mode and exits: the ignored
 				// flag changes nothing, but it is not a setting to move into the file either.
 				f.Severity = checker.SeverityInfo
 				f.Message = fmt.Sprintf("kube-proxy ignores --%s because --config is set (kubernetes#98302); this --cleanup run removes the rules of every mode whatever the flag says, so the flag can go", fl.Name)
 			}
-			if safe && len(fl.Remove) > 0 {
-				f.Fixes = []checker.Fix{{Message: "Remove the ignored flag --" + fl.Name, Edits: fl.Remove}}
+			if len(fl.Remove) > 0 {
+				// kube-proxy ignores the flag whatever its value: deleting it changes nothing.
+				fx := checker.Fix{Message: "Remove the ignored flag --" + fl.Name, Edits: fl.Remove, Safety: checker.Safe, Preferred: true}
+				f.Fixes = append(f.Fixes, fx)
+				if !same && !cleanup {
+					if mv, ok := kp201MoveFix(in, fl, mode, fx); ok {
+						f.Fixes = append(f.Fixes, mv)
+					}
+				}
 			}
 			p.Report(f)
 		}
@@ -176,8 +188,8 @@ func kp201Field(name, mode string) (checker.Path, kp201Kind, bool) {
 }
 
 // kp201Explain returns the message for ignored flag fl, related locations in the configuration
-// file, and whether removing the flag is safe (the file already has the value, or the flag has
-// no effect anyway).
+// file, and whether the file already says what the flag says (the same value, or the flag has
+// no effect anyway), so that nothing is left to move into the file.
 func kp201Explain(t checker.Version, in *checker.Instance, fl *checker.Flag, mode checker.Setting) (string, []checker.Related, bool) {
 	msg := fmt.Sprintf("kube-proxy ignores %s because --config is set (kubernetes#98302)", flagText(fl))
 	if fl.Name == "proxy-port-range" || (fl.HasValue && strings.TrimSpace(fl.Value) == "") {

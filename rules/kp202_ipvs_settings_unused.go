@@ -53,6 +53,9 @@ kind: KubeProxyConfiguration
 mode: nftables
 `,
 		Since: "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Delete the ipvs settings the effective mode never reads: the fields (the whole ` + "`ipvs:`" + ` section when every key in it is unused), ` + "`--ipvs-*`" + ` flags, installer ipvs knobs.`, Safety: checker.Safe, Preferred: true},
+		},
 	},
 	Run: runKP202,
 }
@@ -119,7 +122,7 @@ func runKP202(p *checker.Pass) error {
 			msg := fmt.Sprintf("%s has no effect: %s, and --ipvs-* flags apply only in ipvs mode", text, modeReason(m, p.Target()))
 			var fixes []checker.Fix
 			if len(f.Remove) > 0 {
-				fixes = append(fixes, checker.Fix{Message: "Remove " + "--" + f.Name, Edits: f.Remove})
+				fixes = append(fixes, safeDelete("Remove --"+f.Name, f.Remove...))
 			}
 			p.ReportFlag(f, checker.SeverityWarning, msg, fixes...)
 		}
@@ -150,7 +153,7 @@ func reportIPVSSection(p *checker.Pass, u configUse) {
 	var wholeFix []checker.Fix
 	if whole {
 		if e, ok := deleteFieldEdit(u.doc, checker.Path{"ipvs"}); ok {
-			wholeFix = []checker.Fix{{Message: "Delete the unused ipvs: section", Edits: []checker.TextEdit{e}}}
+			wholeFix = []checker.Fix{safeDelete("Delete the unused ipvs: section", e)}
 		}
 	}
 	reason := modeReason(u.mode, p.Target())
@@ -163,7 +166,7 @@ func reportIPVSSection(p *checker.Pass, u configUse) {
 			fixes = wholeFix
 		case !whole:
 			if e, ok := deleteFieldEdit(u.doc, path); ok {
-				fixes = []checker.Fix{{Message: "Delete ipvs." + name, Edits: []checker.TextEdit{e}}}
+				fixes = []checker.Fix{safeDelete("Delete ipvs."+name, e)}
 			}
 		}
 		p.ReportKey(u.doc, path, checker.SeverityWarning, msg, fixes...)

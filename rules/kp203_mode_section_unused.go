@@ -43,10 +43,13 @@ never reported: outside nftables mode they are a migration being prepared. ipvs-
 (scheduler, strictARP, excludeCIDRs, timeouts) are KP202's. Flags are not checked here; KP202 reports
 ` + "`--ipvs-*`" + ` flags.`,
 		Remediation: `Carry the values into the section of the mode in use, or delete them if the defaults are
-what you want. The fix adds the field to the mode's section (or fills in its zero value), and creates
-the section with the same indentation as its sibling keys when it is missing, also inside a ConfigMap
-block scalar; it keeps the old values (KP202 deletes dead ipvs values). When the mode's section already
-sets a different value there is no fix: decide which value is right. For
+what you want. The carrying fix adds the field to the mode's section (or fills in its zero value), and
+creates the section with the same indentation as its sibling keys when it is missing, also inside a
+ConfigMap block scalar; it keeps the old values (KP202 deletes dead ipvs values). When the mode is
+unset, carrying is the preferred fix and safe: the section of the mode at the target is not read
+before 1.40. When the mode is written down, deleting the unread value is the preferred, safe fix and
+carrying it is the unsafe alternative, since the value then applies. When the mode's section already
+sets a different value there is no carrying fix: decide which value is right. For
 ` + "`iptables.localhostNodePorts`" + ` in nftables mode, list ` + "`localhost`" + ` in ` + "`nodePortAddresses`" + ` if
 loopback NodePorts are needed (see KP303).`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
@@ -67,6 +70,11 @@ nftables:
   syncPeriod: 10s
 `,
 		Since: "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Delete a value that neither the mode that runs today nor the mode at the target reads (the mode is written down).`, Safety: checker.Safe, Preferred: true},
+			{Text: `Carry the value into the section the mode at the target reads, when the mode is unset: that section is not read before 1.40, so nothing changes today.`, Safety: checker.Safe, Preferred: true},
+			{Text: `Carry the value into the section of a mode that is written down: the value then applies.`, Safety: checker.Unsafe},
+		},
 	},
 	Run: runKP203,
 }
@@ -173,12 +181,28 @@ type carryItem struct {
 	msg  string
 	// line and col place the source value, to keep the order of the source in a new section.
 	line, col int
+	// safe: the destination section is not read today, so carrying changes nothing yet.
+	safe bool
 }
 
 // reportUnreadSections reports the values of u's configuration that its mode does not read.
+//
+// Each finding offers what is safe: a value that neither today's mode nor the target's reads
+// can be deleted; a value that today's mode reads (the mode is unset: iptables today, nftables
+// from 1.40) can be carried into the section the target's mode reads, which is not read today.
+// Carrying into the section of a mode that is written down makes the value apply: unsafe.
 func reportUnreadSections(p *checker.Pass, u configUse) {
 	mode := u.mode.Value
+	today := todayMode(u.mode, false)
 	reason := modeReason(u.mode, p.Target())
+	type report struct {
+		path  checker.Path
+		msg   string
+		carry int // index in items, or -1
+		// removable: deleting the value changes nothing today.
+		removable bool
+	}
+	var reports []report
 	var items []carryItem
 	for _, sf := range sectionFields {
 		dst := readSection(mode, sf.field)
@@ -193,6 +217,7 @@ func reportUnreadSections(p *checker.Pass, u configUse) {
 		if !u.doc.Has(path) {
 			continue
 		}
+		removable := readSection(today, sf.field) != sf.section
 		shown := u.doc.Str(path)
 		if dst == "" {
 			msg := fmt.Sprintf("%s.%s %s has no effect: %s, and only iptables mode reads it", sf.section, sf.field, shown, reason)
@@ -201,7 +226,7 @@ func reportUnreadSections(p *checker.Pass, u configUse) {
 			} else {
 				msg += "; ipvs mode never serves loopback NodePorts"
 			}
-			p.ReportKey(u.doc, path, checker.SeverityWarning, msg)
+			reports = append(reports, report{path, msg, -1, removable})
 			continue
 		}
 		dval, dset := sectionValue(u.kpc, dst, sf.field)
@@ -224,21 +249,56 @@ func reportUnreadSections(p *checker.Pass, u configUse) {
 			continue
 		}
 		msg := fmt.Sprintf("%s.%s %s is not read: %s, and %s mode reads %s.%s, %s", sf.section, sf.field, shown, reason, mode, dst, sf.field, what)
-		if dset {
-			p.ReportKey(u.doc, path, checker.SeverityWarning, msg)
-			continue
-		}
 		_, v := u.doc.Lookup(path)
 		text, ok := scalarText(u.doc, v)
-		if !ok {
-			p.ReportKey(u.doc, path, checker.SeverityWarning, msg)
+		if dset || !ok {
+			reports = append(reports, report{path, msg, -1, removable})
 			continue
 		}
-		items = append(items, carryItem{src: sf.section, dst: dst, field: sf.field, text: text, msg: msg, line: v.Line, col: v.Column})
+		items = append(items, carryItem{src: sf.section, dst: dst, field: sf.field, text: text, msg: msg, line: v.Line, col: v.Column,
+			safe: readSection(today, sf.field) != dst})
+		reports = append(reports, report{path, msg, len(items) - 1, removable})
 	}
-	fixes := carryFixes(u.doc, items)
-	for i, it := range items {
-		p.ReportKey(u.doc, checker.Path{it.src, it.field}, checker.SeverityWarning, it.msg, fixes[i]...)
+	carried := carryFixes(u.doc, items)
+	// A deletion is preferred unless carrying is safe; when every key of a section goes, the
+	// section goes with it (the same edit on each of its findings, applied once).
+	deletes := map[string]int{}
+	for _, r := range reports {
+		if r.removable && (r.carry < 0 || !items[r.carry].safe) {
+			deletes[r.path[0]]++
+		}
+	}
+	for _, r := range reports {
+		var fixes []checker.Fix
+		if r.carry >= 0 {
+			fixes = carried[r.carry]
+			for i := range fixes {
+				fixes[i].Safety = checker.Unsafe
+				if items[r.carry].safe {
+					fixes[i].Safety = checker.Safe
+				}
+				fixes[i].Preferred = items[r.carry].safe || !r.removable
+			}
+		}
+		if r.removable {
+			e, ok := deleteFieldEdit(u.doc, r.path)
+			what := r.path.String()
+			if _, sec := u.doc.Lookup(r.path[:1]); sec != nil && sec.Kind == yaml.MappingNode && len(sec.Content) == 2*deletes[r.path[0]] {
+				e, ok = deleteFieldEdit(u.doc, r.path[:1])
+				what = "the unread " + r.path[0] + ": section"
+			}
+			if ok {
+				del := safeDelete("Delete "+what+", which no mode that runs reads", e)
+				del.Preferred = r.carry < 0 || len(fixes) == 0 || !items[r.carry].safe
+				fixes = append([]checker.Fix{del}, fixes...)
+				if del.Preferred {
+					for i := 1; i < len(fixes); i++ {
+						fixes[i].Preferred = false
+					}
+				}
+			}
+		}
+		p.ReportKey(u.doc, r.path, checker.SeverityWarning, r.msg, fixes...)
 	}
 }
 

@@ -30,9 +30,14 @@ LoadBalancer (the related locations list them) and info when it declares none.`,
 accepts the nftables behaviour; ` + "`[\"all\"]`" + ` (1.37 and later; ` + "`[\"0.0.0.0/0\", \"::/0\"]`" + ` before)
 keeps the reach of iptables and ipvs. A list of CIDRs limits NodePorts to the networks that need
 them.`,
-		Before:       "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
-		After:        "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\"]\n",
-		Since:        "0.1.0",
+		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
+		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\"]\n",
+		Since:  "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Set ` + "`nodePortAddresses: [\"primary\"]`" + `, which is what nftables mode does when the field is unset; safe when the configuration itself sets ` + "`mode: nftables`" + `.`, Safety: checker.Safe, Preferred: true},
+			{Text: `The same when nftables mode comes from the 1.40 default: the iptables mode that runs today would then accept NodePorts on the primary IPs only.`, Safety: checker.Unsafe, Preferred: true},
+			{Text: `Set the version-correct form of "all" (` + "`[\"all\"]`" + ` from 1.37, ` + "`[\"0.0.0.0/0\", \"::/0\"]`" + ` before) to keep NodePorts on every node address.`, Safety: checker.Unsafe},
+		},
 		SeverityText: "warning when NodePort or LoadBalancer Services are in scope; info otherwise",
 	},
 	Run: runKP301,
@@ -95,6 +100,15 @@ func runKP301(p *checker.Pass) error {
 				{all, "Set nodePortAddresses to " + all + " (keep NodePorts on every node address)"},
 			} {
 				if fix, ok := nodePortAddressesFix(in.Config, fx[0], fx[1]); ok {
+					if fx[0] == `["primary"]` {
+						// What nftables does with the field unset: nothing changes when
+						// nftables already runs (the mode is written down), but iptables,
+						// which runs today when the mode is a default, would narrow too.
+						fix.Preferred = true
+						if todayMode(in.mode, false) == checker.ModeNFTables {
+							fix.Safety = checker.Safe
+						}
+					}
 					fixes = append(fixes, fix)
 				}
 			}

@@ -31,6 +31,9 @@ node IP or the Service's ClusterIP and drop both settings.`,
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nfeatureGates:\n  KubeProxyNFTablesLocalhostNodePorts: true\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\", \"localhost\"]\nfeatureGates:\n  KubeProxyNFTablesLocalhostNodePorts: true\n",
 		Since:  "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Set ` + "`nodePortAddresses: [\"primary\", \"localhost\"]`" + ` when the gate is on and the field is unset, so that loopback NodePorts are served.`, Safety: checker.Unsafe, Preferred: true},
+		},
 	},
 	Run: runKP303,
 }

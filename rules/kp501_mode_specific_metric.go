@@ -39,9 +39,12 @@ exists (` + "`sync_proxy_rules_iptables_restore_failures_total`" + ` becomes
 ` + "`sync_proxy_rules_nftables_sync_failures_total`" + ` in nftables mode); in jsonnet, only where the name is
 written verbatim (no escape inside it). During a migration, query both
 (` + "`a or b`" + `) and add an ` + "`absent()`" + ` alert so a metric that disappears is noticed (KP502).`,
-		Before:       "- alert: KubeProxyRestoreFailures\n  expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n",
-		After:        "- alert: KubeProxySyncFailures\n  expr: rate(kubeproxy_sync_proxy_rules_nftables_sync_failures_total[5m]) > 0\n",
-		Since:        "0.1.0",
+		Before: "- alert: KubeProxyRestoreFailures\n  expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n",
+		After:  "- alert: KubeProxySyncFailures\n  expr: rate(kubeproxy_sync_proxy_rules_nftables_sync_failures_total[5m]) > 0\n",
+		Since:  "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `Replace the metric with the equivalent that the mode exports, when every kube-proxy in scope runs that mode. Alerts and dashboards then show other numbers.`, Safety: checker.Unsafe, Preferred: true},
+		},
 		SeverityText: "warning",
 	},
 	Run: runKP501,

@@ -11,8 +11,10 @@
 //
 // Each regexp is matched against "severity: message". A comment "# target: 1.39" anywhere
 // sets the target version of the fixture. A file x.yaml with a sibling x.yaml.golden must
-// turn into the golden when the first fix of every finding is applied, and the golden must
-// produce no finding of the rule.
+// turn into the golden when the preferred fix of every finding is applied, and the golden
+// must produce no finding of the rule that has a fix; in a fixture directory each fixed file
+// has its own .golden sibling. Every fix must be documented in the rule's Doc.Fixes with its
+// safety, and a finding with several fixes must mark one preferred.
 package checkertest
 
 import (
@@ -28,6 +30,7 @@ import (
 	"testing"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/fix"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 )
 
@@ -164,9 +167,8 @@ func runCase(t *testing.T, rule *checker.Rule, path string, isDir bool) int {
 			t.Errorf("%s: no finding matched %s", where, w.raw)
 		}
 	}
-	if !isDir {
-		checkGolden(t, rule, path, ws, fs)
-	}
+	checkFixes(t, rule, ws, fs)
+	checkGolden(t, rule, path, isDir, ws, fs)
 	return len(wants)
 }
 
@@ -217,56 +219,176 @@ func collectWants(t *testing.T, path string, isDir bool) []*want {
 	return wants
 }
 
-// checkGolden applies the first fix of every finding and compares with path.golden.
-func checkGolden(t *testing.T, rule *checker.Rule, path string, ws *checker.Workspace, fs []checker.Finding) {
-	golden := path + ".golden"
-	var edits []checker.TextEdit
+// checkFixes checks the fixes of a fixture's findings: each finding has at most one
+// preferred fix, and one when it has several; every fix is documented by a Doc.Fixes entry of
+// its safety and applies to the fixture on its own, leaving it decodable.
+func checkFixes(t *testing.T, rule *checker.Rule, ws *checker.Workspace, fs []checker.Finding) {
+	t.Helper()
+	documented := map[checker.Safety]bool{}
+	for _, fd := range rule.Doc.Fixes {
+		documented[fd.Safety] = true
+	}
+	content := realFiles(ws)
 	for _, f := range fs {
-		if len(f.Fixes) > 0 {
-			edits = append(edits, f.Fixes[0].Edits...)
+		preferred := 0
+		for _, fx := range f.Fixes {
+			if fx.Preferred {
+				preferred++
+			}
+		}
+		switch {
+		case preferred > 1:
+			t.Errorf("%s: finding has %d preferred fixes: %s", f.Pos, preferred, f.Message)
+		case preferred == 0 && len(f.Fixes) > 1:
+			t.Errorf("%s: finding has %d fixes and none is preferred: %s", f.Pos, len(f.Fixes), f.Message)
+		}
+		for _, fx := range f.Fixes {
+			if !documented[fx.Safety] {
+				t.Errorf("%s: %s fix %q is not documented in the rule's Doc.Fixes", f.Pos, fx.Safety, fx.Message)
+			}
+			byFile := map[string][]checker.TextEdit{}
+			for _, e := range fx.Edits {
+				byFile[e.Pos.Filename] = append(byFile[e.Pos.Filename], e)
+			}
+			for name, edits := range byFile {
+				src, ok := content[name]
+				if !ok {
+					t.Errorf("%s: fix %q edits %s, which is not a file of the fixture", f.Pos, fx.Message, name)
+					continue
+				}
+				for _, e := range edits {
+					if e.Pos.Offset >= 0 && e.Pos.Offset <= e.End.Offset && e.End.Offset <= len(src) {
+						if at, bad := fix.TouchesPlaceholder(src, e); bad {
+							t.Errorf("%s: fix %q touches the template placeholder at byte %d of %s", f.Pos, fx.Message, at, name)
+						}
+					}
+				}
+				got, err := checker.ApplyEdits(src, edits)
+				if err != nil {
+					t.Errorf("%s: fix %q: %v", f.Pos, fx.Message, err)
+					continue
+				}
+				if before, after := manifestProblems(name, src), manifestProblems(name, got); after > before {
+					t.Errorf("%s: fix %q leaves %s undecodable:\n%s", f.Pos, fx.Message, name, got)
+				}
+			}
 		}
 	}
-	_, err := os.Stat(golden)
-	if len(edits) == 0 {
-		if err == nil {
-			t.Errorf("%s exists but the rule offers no fix", golden)
+}
+
+// manifestProblems counts the decoding problems of one file on its own.
+func manifestProblems(name string, content []byte) int {
+	n := 0
+	for _, p := range load.Reparse(name, content) {
+		if p.Manifest {
+			n++
 		}
+	}
+	return n
+}
+
+// realFiles returns the content of the real files of ws by name.
+func realFiles(ws *checker.Workspace) map[string][]byte {
+	m := map[string][]byte{}
+	for _, f := range ws.Files {
+		if f.Parent == nil {
+			m[f.Path] = f.Content
+		}
+	}
+	return m
+}
+
+// checkGolden applies the preferred fix of every finding (what --fix --unsafe-fixes does in
+// one pass) and compares each changed file with its .golden sibling: x.yaml.golden for a
+// fixture file, dir/name.golden for the files of a fixture directory. The fixed files must
+// decode and have no finding of the rule with a fix left; fixing them again changes nothing.
+func checkGolden(t *testing.T, rule *checker.Rule, path string, isDir bool, ws *checker.Workspace, fs []checker.Finding) {
+	t.Helper()
+	edits := map[string][]checker.TextEdit{}
+	for _, f := range fs {
+		if fx, ok := f.PreferredFix(); ok {
+			for _, e := range fx.Edits {
+				edits[e.Pos.Filename] = append(edits[e.Pos.Filename], e)
+			}
+		}
+	}
+	goldenOf := func(name string) string {
+		if isDir {
+			return filepath.Join(path, filepath.FromSlash(name)) + ".golden"
+		}
+		return path + ".golden"
+	}
+	content := realFiles(ws)
+	// A golden without fixes for its file is stale.
+	var stale []string
+	if isDir {
+		_ = filepath.WalkDir(path, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".golden") {
+				rel, _ := filepath.Rel(path, strings.TrimSuffix(p, ".golden"))
+				if len(edits[filepath.ToSlash(rel)]) == 0 {
+					stale = append(stale, p)
+				}
+			}
+			return nil
+		})
+	} else if _, err := os.Stat(path + ".golden"); err == nil && len(edits[filepath.Base(path)]) == 0 {
+		stale = append(stale, path+".golden")
+	}
+	for _, g := range stale {
+		t.Errorf("%s exists but no finding has a preferred fix for its file", g)
+	}
+	if !isDir {
+		for name := range edits {
+			if name != filepath.Base(path) {
+				t.Errorf("fix edits another file: %s", name)
+			}
+		}
+	}
+	if len(edits) == 0 {
 		return
 	}
-	var src []byte
-	for _, f := range ws.Files {
-		if f.Path == filepath.Base(path) {
-			src = f.Content
+	fixed := map[string][]byte{}
+	names := make([]string, 0, len(edits))
+	for name := range edits {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		got, err := checker.ApplyEdits(content[name], edits[name])
+		if err != nil {
+			t.Fatalf("apply the preferred fixes to %s: %v", name, err)
+		}
+		fixed[name] = got
+		golden := goldenOf(name)
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Errorf("rule offers fixes for %s but %s is missing (run go test -update)", name, golden)
+			continue
+		}
+		if string(got) != string(want) {
+			t.Errorf("fixed %s differs from %s:\n--- got\n%s\n--- want\n%s", name, golden, got, want)
 		}
 	}
-	for _, e := range edits {
-		if e.Pos.Filename != filepath.Base(path) {
-			t.Errorf("fix edits another file: %s", e.Pos)
-		}
-	}
-	got, aerr := checker.ApplyEdits(src, edits)
-	if aerr != nil {
-		t.Fatalf("apply fixes: %v", aerr)
-	}
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
+	// The fixed files must decode and satisfy the rule.
+	target := fixtureTarget(t, path)
+	var ws2 *checker.Workspace
+	if isDir {
+		var err error
+		ws2, err = load.Load(context.Background(), load.Options{Paths: []string{path}, Root: path, Target: target, Overlay: fixed})
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
+	} else {
+		ws2 = load.Bytes(filepath.Base(path), fixed[filepath.Base(path)], target)
 	}
-	want, rerr := os.ReadFile(golden)
-	if rerr != nil {
-		t.Errorf("rule offers fixes but %s is missing (run go test -update)", golden)
-		return
-	}
-	if string(got) != string(want) {
-		t.Errorf("fixed file differs from %s:\n--- got\n%s\n--- want\n%s", golden, got, want)
-	}
-	// The fixed file must parse and satisfy the rule.
-	target := fixtureTarget(t, path)
-	ws2 := load.Bytes(filepath.Base(path), got, target)
 	for _, p := range ws2.Problems {
-		if p.Manifest {
+		if p.Manifest && len(fixed[p.Pos.Filename]) > 0 {
 			t.Errorf("fixed file does not decode: %s: %s", p.Pos, p.Message)
 		}
 	}

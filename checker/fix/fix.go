@@ -473,6 +473,12 @@ func overlaps(a, b checker.TextEdit) bool {
 	return a.Pos.Offset < b.End.Offset && b.Pos.Offset < a.End.Offset
 }
 
+// TouchesPlaceholder reports whether edit e of content changes or copies a template
+// placeholder (see Run), and the byte offset of the placeholder.
+func TouchesPlaceholder(content []byte, e checker.TextEdit) (int, bool) {
+	return touchesPlaceholder(content, checker.TemplateSpans(content), e)
+}
+
 // touchesPlaceholder reports whether edit e of content changes or copies a template
 // placeholder, and the offset of the placeholder. A placeholder's value is unknown until the
 // template is rendered or the variable expanded: a fix never edits, deletes or duplicates one.

@@ -157,7 +157,11 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	files := make([]*checker.File, len(picked))
 	fileProbs := make([][]checker.LoadProblem, len(picked))
 	parallel(len(picked), opts.Workers, func(i int) {
-		files[i], fileProbs[i] = readAndParse(input{name: picked[i].name, content: blobs[i], explicit: explicit[i]}, opts.MaxFileSize)
+		content := blobs[i]
+		if c, ok := opts.Overlay[picked[i].name]; ok {
+			content = c
+		}
+		files[i], fileProbs[i] = readAndParse(input{name: picked[i].name, content: content, explicit: explicit[i]}, opts.MaxFileSize)
 	})
 	for i, f := range files {
 		ws.Problems = append(ws.Problems, fileProbs[i]...)

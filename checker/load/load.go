@@ -36,6 +36,10 @@ type Options struct {
 	MaxFileSize int64
 	// Workers bounds parallel decoding; 0 means GOMAXPROCS.
 	Workers int
+	// Overlay replaces the content of files by their reported name (slash-separated,
+	// relative to Root): the walk is the same, the content is the overlay's. `--fix` lints
+	// the fixed files this way before writing them.
+	Overlay map[string][]byte
 	// IncludeTestdata walks directories named testdata too; by default they are skipped, as
 	// Go tools skip them (their files are test inputs, not the user's clusters). A testdata
 	// directory named on the command line is always read.
@@ -55,6 +59,11 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 	inputs, probs, root, err := collect(opts)
 	if err != nil {
 		return nil, err
+	}
+	for i := range inputs {
+		if c, ok := opts.Overlay[inputs[i].name]; ok {
+			inputs[i].content, inputs[i].abs = c, ""
+		}
 	}
 	ws := &checker.Workspace{Root: root}
 	ws.Problems = append(ws.Problems, probs...)
@@ -118,6 +127,13 @@ func Files(files map[string][]byte, target *checker.Version) *checker.Workspace 
 	}
 	finish(ws, target)
 	return ws
+}
+
+// Reparse decodes one file of a workspace alone, with new content, and returns its load
+// problems: whether an edit leaves the file decodable. Cross-file problems are not seen.
+func Reparse(name string, content []byte) []checker.LoadProblem {
+	_, probs := readAndParse(input{name: name, content: content, explicit: true}, DefaultMaxFileSize)
+	return probs
 }
 
 func newFile(name string, content []byte) *checker.File {

@@ -11,7 +11,7 @@
 //	    mode: ipvs
 //	          ^~~~
 //	  deploy/daemonset.yaml:30:13: note: this DaemonSet mounts the ConfigMap
-//	  fix: set mode to nftables
+//	  fix (unsafe): Set mode to nftables
 //
 //	3 findings (1 error, 2 warnings) · target 1.40 (from kube-proxy image tag in x.yaml:12)
 //
@@ -27,8 +27,9 @@
 //     character in a terminal. Lines wider than 120 cells are cut around the span with "…".
 //   - Control characters in file content, paths and messages are shown as U+FFFD, so a linted
 //     file can never send escape sequences to the terminal.
-//   - Related locations follow as "  path:line:col: note: message"; each fix's description as
-//     "  fix: message".
+//   - Related locations follow as "  path:line:col: note: message"; the preferred fix's
+//     description as "  fix (safe): message" or "  fix (unsafe): message" (what --fix, or
+//     --fix --unsafe-fixes, applies), other fixes as "  alternative (safe|unsafe): message".
 //   - After the findings come one blank line and a summary: the count by severity and the
 //     target version with where it came from.
 //   - A clean run prints nothing at all (quiet when clean): no summary, no load notices. Load
@@ -86,7 +87,10 @@
 //     when the file's content is known, and "kubeProxyLint/v1" (FingerprintKey),
 //     checker.Finding.Fingerprint, which survives edits that move the finding.
 //   - Fixes carry each edit as a replacement whose deletedRegion is given by line and column
-//     (byte offset and length when no line is known); an empty insertedContent is omitted.
+//     (byte offset and length when no line is known); an empty insertedContent is omitted. The
+//     description says whether the fix is safe (kube-proxy-lint --fix applies it) or unsafe
+//     (--fix --unsafe-fixes), and marks alternatives; properties repeat it as "safety"
+//     ("safe" or "unsafe") and "preferred".
 //   - Load notices (Result.Problems) and findings that report a broken rule (Internal) are
 //     toolExecutionNotifications of one invocation, present only when there are any, so that
 //     a crashing rule never shows up as an alert in a repository.
@@ -101,11 +105,12 @@
 //   - github: one GitHub Actions workflow command per finding, "::error file=…,line=…,col=…,
 //     endLine=…,endColumn=…,title=ID name::message", escaped as @actions/core escapes them; info
 //     is "notice"; endColumn is inclusive and given only for one-line spans, as GitHub wants.
-//     Related locations and fixes follow the message on lines of their own.
+//     Related locations and fixes ("fix (safe): …", "alternative (unsafe): …") follow the
+//     message on lines of their own.
 //   - rdjson, rdjsonl: reviewdog's Diagnostic Format (a DiagnosticResult, or one Diagnostic per
 //     line), with columns in UTF-8 bytes as reviewdog defines them, exclusive ends, the rule as
-//     code with its URL, related_locations, and each fix that edits only the diagnostic's file
-//     as suggestions.
+//     code with its URL, related_locations, and the preferred fix, when it edits only the
+//     diagnostic's file, as suggestions.
 //   - checkstyle: Checkstyle 4.3 XML, files sorted by name, source "kube-proxy-lint.<ID>".
 //   - markdown: a summary for pull-request comments and job summaries: counts by severity and
 //     by rule, then findings grouped by file, linked to their lines when Options.LinkBase is

@@ -185,7 +185,8 @@ func TestRDJSONByteColumns(t *testing.T) {
 		Findings: []checker.Finding{{
 			RuleID: "KP1", Severity: checker.SeverityWarning, Message: "m", Pos: pos, End: end,
 			Fixes: []checker.Fix{
-				{Message: "same file", Edits: []checker.TextEdit{{Pos: idx.Position("x.yaml", modeOff), End: idx.Position("x.yaml", modeOff+4), NewText: "nftables"}}},
+				{Message: "same file", Preferred: true, Edits: []checker.TextEdit{{Pos: idx.Position("x.yaml", modeOff), End: idx.Position("x.yaml", modeOff+4), NewText: "nftables"}}},
+				{Message: "alternative", Edits: []checker.TextEdit{{Pos: idx.Position("x.yaml", modeOff), End: idx.Position("x.yaml", modeOff+4), NewText: "iptables"}}},
 				{Message: "other file", Edits: []checker.TextEdit{{Pos: checker.Position{Filename: "y.yaml"}, End: checker.Position{Filename: "y.yaml"}, NewText: "x"}}},
 			},
 		}},
@@ -200,7 +201,7 @@ func TestRDJSONByteColumns(t *testing.T) {
 		t.Errorf("code-point column %d, byte range %+v..%+v; want byte columns 11..14", pos.Column, d.Location.Range.Start, d.Location.Range.End)
 	}
 	if len(d.Suggestions) != 1 {
-		t.Fatalf("suggestions = %+v, want only the same-file fix", d.Suggestions)
+		t.Fatalf("suggestions = %+v, want only the preferred fix", d.Suggestions)
 	}
 	s := d.Suggestions[0]
 	if s.Text != "nftables" || s.Range.Start != (rdPosition{Line: 2, Column: 7}) || *s.Range.End != (rdPosition{Line: 2, Column: 11}) {

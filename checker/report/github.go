@@ -62,9 +62,9 @@ func githubCommand(f *checker.Finding) string {
 	for _, rel := range f.Related {
 		msg += "\n" + rel.Pos.String() + ": " + rel.Message
 	}
-	for _, fix := range f.Fixes {
+	for i, fix := range f.Fixes {
 		if fix.Message != "" {
-			msg += "\nfix: " + fix.Message
+			msg += "\n" + fixLabel(f, i) + ": " + fix.Message
 		}
 	}
 	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + escapeGitHubData(msg)

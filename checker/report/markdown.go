@@ -160,9 +160,9 @@ func (m markdownFormatter) byFile(b *strings.Builder, r *Result) {
 		for _, rel := range f.Related {
 			b.WriteString("  - " + m.link(rel.Pos, rel.End, mdEscape(rel.Pos.String())) + ": " + mdEscape(rel.Message) + "\n")
 		}
-		for _, fix := range f.Fixes {
+		for j, fix := range f.Fixes {
 			if fix.Message != "" {
-				b.WriteString("  - fix: " + mdEscape(fix.Message) + "\n")
+				b.WriteString("  - " + fixLabel(f, j) + ": " + mdEscape(fix.Message) + "\n")
 			}
 		}
 	}

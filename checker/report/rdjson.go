@@ -106,9 +106,10 @@ func rdDiagnosticOf(f *checker.Finding, rules *ruleTable, src *sources, selfCont
 	for _, rel := range f.Related {
 		d.RelatedLocations = append(d.RelatedLocations, rdRelated{Message: rel.Message, Location: rdLocationOf(rel.Pos, rel.End, src)})
 	}
-	for _, fix := range f.Fixes {
+	if fix, ok := f.PreferredFix(); ok {
 		// reviewdog suggests changes to the commented file only, one suggestion per edit;
-		// a fix that also edits another file cannot be offered in part.
+		// a fix that also edits another file cannot be offered in part. Only the preferred
+		// fix is suggested: the edits of alternatives overlap it.
 		var sug []rdSuggest
 		ok := len(fix.Edits) > 0
 		for _, e := range fix.Edits {

@@ -182,8 +182,10 @@ func testResult(t testing.TB) *Result {
 			Message: "mode ipvs stops kube-proxy from starting at target 1.40 unless the KubeProxyIPVS gate is true",
 			Pos:     modePos, End: modeEnd, Object: cmRef, Path: checker.P("mode"),
 			Related: []checker.Related{{Pos: configPos, End: configEnd, Message: "kube-proxy reads this file through --config"}},
-			Fixes: []checker.Fix{{Message: "set mode to nftables", Edits: []checker.TextEdit{
+			Fixes: []checker.Fix{{Message: "set mode to nftables", Preferred: true, Edits: []checker.TextEdit{
 				{Pos: modePos, End: modeEnd, NewText: `"nftables"`},
+			}}, {Message: "set mode to iptables", Edits: []checker.TextEdit{
+				{Pos: modePos, End: modeEnd, NewText: `"iptables"`},
 			}}},
 		},
 		{
@@ -204,7 +206,7 @@ func testResult(t testing.TB) *Result {
 				{Pos: configPos, End: configEnd, Message: "--config is set here"},
 				{Pos: modePos, End: modeEnd, Message: "the mode kube-proxy will use"},
 			},
-			Fixes: []checker.Fix{{Message: "remove the ignored flag", Edits: []checker.TextEdit{
+			Fixes: []checker.Fix{{Message: "remove the ignored flag", Safety: checker.Safe, Preferred: true, Edits: []checker.TextEdit{
 				{Pos: flagLinePos, End: flagLineEnd},
 			}}},
 		},

@@ -177,6 +177,13 @@ type sarifRegion struct {
 type sarifFix struct {
 	Description     *sarifMessage         `json:"description,omitempty"`
 	ArtifactChanges []sarifArtifactChange `json:"artifactChanges"`
+	Properties      *sarifFixProperties   `json:"properties,omitempty"`
+}
+
+// sarifFixProperties say what kube-proxy-lint --fix does with a fix.
+type sarifFixProperties struct {
+	Safety    checker.Safety `json:"safety"`
+	Preferred bool           `json:"preferred"`
 }
 
 type sarifArtifactChange struct {
@@ -332,8 +339,9 @@ func (b *sarifBuilder) result(f *checker.Finding, rules *ruleTable) sarifResult 
 		}
 	}
 	seen := map[string]bool{}
-	for _, fix := range f.Fixes {
-		sf, ok := b.fix(fix)
+	preferred, _ := f.PreferredFix()
+	for i, fix := range f.Fixes {
+		sf, ok := b.fix(fix, preferred == &f.Fixes[i])
 		if !ok {
 			continue
 		}
@@ -365,11 +373,21 @@ func (b *sarifBuilder) physical(pos, end checker.Position) *sarifPhysicalLocatio
 
 // fix converts a fix; edits are grouped by file in order of first appearance and sorted by
 // offset within a file.
-func (b *sarifBuilder) fix(fix checker.Fix) (sarifFix, bool) {
-	var sf sarifFix
-	if fix.Message != "" {
-		sf.Description = &sarifMessage{Text: fix.Message}
+func (b *sarifBuilder) fix(fix checker.Fix, preferred bool) (sarifFix, bool) {
+	sf := sarifFix{Properties: &sarifFixProperties{Safety: fix.Safety, Preferred: preferred}}
+	// The description says what --fix does with the fix.
+	how := "safe fix: kube-proxy-lint --fix applies it"
+	if fix.Safety != checker.Safe {
+		how = "unsafe fix, it changes behaviour: kube-proxy-lint --fix --unsafe-fixes applies it"
 	}
+	if !preferred {
+		how = fix.Safety.String() + " alternative, a suggestion that kube-proxy-lint --fix does not apply"
+	}
+	text := fix.Message
+	if text == "" {
+		text = "Fix"
+	}
+	sf.Description = &sarifMessage{Text: text + " (" + how + ")"}
 	byFile := map[string][]checker.TextEdit{}
 	var order []string
 	for _, e := range fix.Edits {
@@ -566,6 +584,23 @@ func ruleHelp(rule *checker.Rule) (text, markdown string) {
 	if rem != "" {
 		t.WriteString("\nRemediation:\n" + rem + "\n")
 		m.WriteString("\n## Remediation\n\n" + rem + "\n")
+	}
+	if len(doc.Fixes) > 0 {
+		// Which fixes kube-proxy-lint --fix applies, and which need --unsafe-fixes.
+		t.WriteString("\nFixes:\n")
+		m.WriteString("\n## Fixes\n\n")
+		for _, fd := range doc.Fixes {
+			how := "kube-proxy-lint --fix"
+			switch {
+			case !fd.Preferred:
+				how = "alternative, a suggestion only"
+			case fd.Safety != checker.Safe:
+				how = "kube-proxy-lint --fix --unsafe-fixes"
+			}
+			line := fd.Safety.String() + " (" + how + "): " + strings.Join(strings.Fields(fd.Text), " ")
+			t.WriteString("- " + line + "\n")
+			m.WriteString("- " + line + "\n")
+		}
 	}
 	before := strings.TrimRight(doc.Before, "\n\r\t ")
 	after := strings.TrimRight(doc.After, "\n\r\t ")

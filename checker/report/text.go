@@ -110,12 +110,12 @@ func (f *textFormatter) finding(w *bytes.Buffer, src *sources, fd *checker.Findi
 		nb.WriteString("\n")
 		w.WriteString(nb.String())
 	}
-	for _, fix := range fd.Fixes {
+	for i, fix := range fd.Fixes {
 		msg := sanitize(fix.Message)
 		if msg == "" {
 			msg = "available"
 		}
-		w.WriteString("  " + f.paint(sgrGreen, "fix:") + " " + msg + "\n")
+		w.WriteString("  " + f.paint(sgrGreen, fixLabel(fd, i)+":") + " " + msg + "\n")
 	}
 }
 

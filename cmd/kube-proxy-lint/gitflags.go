@@ -67,6 +67,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig) (*checker.Work
 		Target:          cfg.target,
 		MaxFileSize:     cfg.maxSize,
 		IncludeTestdata: cfg.includeTestdata,
+		Overlay:         cfg.overlay,
 	}
 	if cfg.git.rev != "" {
 		ws, err := safeLoadGit(ctx, cfg.git.rev, opts)

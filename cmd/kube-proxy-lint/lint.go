@@ -47,6 +47,8 @@ type lintFlags struct {
 
 	// nodes are the --nodes [DIR=]FILE node inventories (reportcmd.go).
 	nodes []string
+	// --fix, --unsafe-fixes and --diff (fix.go).
+	fixes fixFlags
 }
 
 func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
@@ -65,6 +67,7 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	addConfigFlags(fs, &f.cfg)
 	fs.StringVar(&f.baseline, "baseline", "", "do not report the findings listed in the baseline `FILE`; its stale entries are printed as notes")
 	fs.StringVar(&f.writeBaseline, "write-baseline", "", "write every current finding to the baseline `FILE` and exit 0")
+	f.fixes.register(fs)
 	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
 	fs.Int64Var(&f.maxFileSize, "max-file-size", load.DefaultMaxFileSize, "skip files larger than `BYTES` with a notice")
 	fs.BoolVar(&f.includeTestdata, "include-testdata", false, "also lint directories named testdata (skipped by default, as Go tools do)")
@@ -148,6 +151,10 @@ type lintConfig struct {
 	explicitOutputs bool
 	policyDirs      []string
 	targetSource    string
+	// fixes are --fix, --unsafe-fixes and --diff; overlay replaces file contents when the
+	// fixer lints the fixed files.
+	fixes   fixFlags
+	overlay map[string][]byte
 }
 
 func (c *cli) lint(ctx context.Context, args []string) int {
@@ -178,6 +185,10 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	if err := f.git.validate(args); err != nil {
 		return nil, err
 	}
+	if err := f.fixes.validate(f); err != nil {
+		return nil, err
+	}
+	cfg.fixes = f.fixes
 	if cfg.maxSize <= 0 {
 		return nil, usagef(progName, "parse --max-file-size: must be positive, got %d", cfg.maxSize)
 	}
@@ -275,12 +286,10 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	for _, fl := range out.Failures {
-		fmt.Fprintf(c.stderr, "%s: internal error in rule %s (%s): %v\n", progName, fl.Rule.ID, fl.Rule.Name, fl.Err)
-		if cfg.debug && fl.Stack != nil {
-			_, _ = c.stderr.Write(fl.Stack)
-		}
+	if cfg.fixes.active() {
+		return c.runFix(ctx, cfg, ws, proc, out, formatters)
 	}
+	c.printFailures(cfg, out)
 	var rd *readiness.Report
 	if wantsReport(cfg.outputs) {
 		if rd, err = buildReadiness(ctx, ws, cfg.rules, proc, out); err != nil {
@@ -314,6 +323,16 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		}
 	}
 	return code
+}
+
+// printFailures prints the rules that broke, with their stacks under --debug.
+func (c *cli) printFailures(cfg *lintConfig, out *engine.Outcome) {
+	for _, fl := range out.Failures {
+		fmt.Fprintf(c.stderr, "%s: internal error in rule %s (%s): %v\n", progName, fl.Rule.ID, fl.Rule.Name, fl.Err)
+		if cfg.debug && fl.Stack != nil {
+			_, _ = c.stderr.Write(fl.Stack)
+		}
+	}
 }
 
 // safeLoad turns a loader panic into an error: bad input must never crash the program.

@@ -78,6 +78,15 @@ type ruleJSON struct {
 	Since            string   `json:"since"`
 	Kinds            []string `json:"kinds,omitempty"`
 	URL              string   `json:"url"`
+	// Fixes are the kinds of fixes the rule offers, with their safety.
+	Fixes []fixDocJSON `json:"fixes,omitempty"`
+}
+
+// fixDocJSON is a documented fix in `rules --format json`.
+type fixDocJSON struct {
+	Text      string         `json:"text"`
+	Safety    checker.Safety `json:"safety"`
+	Preferred bool           `json:"preferred"`
 }
 
 func writeRulesJSON(w io.Writer, all []*checker.Rule) error {
@@ -86,11 +95,15 @@ func writeRulesJSON(w io.Writer, all []*checker.Rule) error {
 		Rules       []ruleJSON `json:"rules"`
 	}{ToolVersion: versionString(), Rules: []ruleJSON{}}
 	for _, r := range all {
-		doc.Rules = append(doc.Rules, ruleJSON{
+		rj := ruleJSON{
 			ID: r.ID, Name: r.Name, Title: r.Doc.Title, Severity: r.Severity.String(),
 			SeverityText: r.Doc.SeverityText, EnabledByDefault: !r.Disabled, Since: r.Doc.Since,
 			Kinds: r.Kinds, URL: r.URL(),
-		})
+		}
+		for _, fd := range r.Doc.Fixes {
+			rj.Fixes = append(rj.Fixes, fixDocJSON{Text: fd.Text, Safety: fd.Safety, Preferred: fd.Preferred})
+		}
+		doc.Rules = append(doc.Rules, rj)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -61,6 +61,16 @@ func Markdown(r *checker.Rule) string {
 	fmt.Fprintf(&b, "| Documentation | <%s> |\n", r.URL())
 	section(&b, "Why", r.Doc.Why)
 	section(&b, "Remediation", r.Doc.Remediation)
+	if len(r.Doc.Fixes) > 0 {
+		b.WriteString("\n## Fixes\n\n")
+		b.WriteString("Safe fixes keep what the running cluster does; `--fix` applies the preferred one. Unsafe fixes\n" +
+			"change it and need `--fix --unsafe-fixes`. Alternatives are suggestions only (`--diff` and the\n" +
+			"outputs show them). See [Fixing](../../README.md#fixing).\n\n")
+		b.WriteString("| fix | safety | applied by |\n| --- | --- | --- |\n")
+		for _, fd := range r.Doc.Fixes {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(fd.Text), fd.Safety, appliedBy(fd))
+		}
+	}
 	if strings.TrimSpace(r.Doc.Before+r.Doc.After) != "" {
 		b.WriteString("\n## Example\n")
 		snippet(&b, "Before:", r.Doc.Before)
@@ -120,6 +130,17 @@ func Text(r *checker.Rule) string {
 	field("Documentation", r.URL())
 	textSection(&b, "Why", r.Doc.Why, "  ")
 	textSection(&b, "Remediation", r.Doc.Remediation, "  ")
+	if len(r.Doc.Fixes) > 0 {
+		var fb strings.Builder
+		for _, fd := range r.Doc.Fixes {
+			how := strings.ReplaceAll(appliedBy(fd), "`", "")
+			if !fd.Preferred {
+				how = "alternative, a suggestion only"
+			}
+			fmt.Fprintf(&fb, "%s (%s): %s\n", fd.Safety, how, oneLine(strings.ReplaceAll(fd.Text, "`", "")))
+		}
+		textSection(&b, "Fixes", fb.String(), "  ")
+	}
 	textSection(&b, "Before", strings.Trim(r.Doc.Before, "\n"), "    ")
 	textSection(&b, "After", strings.Trim(r.Doc.After, "\n"), "    ")
 	return b.String()
@@ -137,6 +158,31 @@ func textSection(b *strings.Builder, title, text, indent string) {
 		}
 		b.WriteString(indent + strings.TrimRight(line, " \t") + "\n")
 	}
+}
+
+// appliedBy says which command line applies a documented fix.
+func appliedBy(fd checker.FixDoc) string {
+	switch {
+	case !fd.Preferred:
+		return "alternative: suggestion only"
+	case fd.Safety == checker.Safe:
+		return "`--fix`"
+	}
+	return "`--fix --unsafe-fixes`"
+}
+
+// FixTable renders the Markdown table of every documented fix, rule by rule: what it does,
+// whether it is safe, and which command line applies it. The README's "Fixing" section
+// shows it (TestReadmeFixTable).
+func FixTable(rules []*checker.Rule) string {
+	var b strings.Builder
+	b.WriteString("| rule | fix | safety | applied by |\n| --- | --- | --- | --- |\n")
+	for _, r := range rules {
+		for _, fd := range r.Doc.Fixes {
+			fmt.Fprintf(&b, "| [%s](docs/rules/%s.md) `%s` | %s | %s | %s |\n", r.ID, r.ID, r.Name, cell(fd.Text), fd.Safety, appliedBy(fd))
+		}
+	}
+	return b.String()
 }
 
 // Table renders a Markdown table of rules (ID linking to the rule's page, name, default
