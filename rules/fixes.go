@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -199,4 +200,45 @@ func deleteEntryEdit(d *checker.Document, parent, k, v *yaml.Node) (checker.Text
 // safeDelete is the safe fix that deletes entries kube-proxy drops or never reads.
 func safeDelete(msg string, edits ...checker.TextEdit) checker.Fix {
 	return checker.Fix{Message: msg, Edits: edits, Safety: checker.Safe}
+}
+
+// carryForMode returns the edits that keep the tuning of configuration d when its mode
+// changes from one mode to another: each value that mode from reads in one section (ipvs takes
+// masqueradeAll from iptables:, its sync periods from ipvs:) and mode to reads in another is
+// copied there, unless that section sets the field itself or the value is its default. The
+// names of the carried fields are returned for the fix's message. Without it, a mode fix would
+// silently drop the values, which KP203 reports.
+func carryForMode(d *checker.Document, kpc *kpv1.KubeProxyConfiguration, from, to string) ([]checker.TextEdit, []string) {
+	if kpc == nil {
+		return nil, nil
+	}
+	var items []carryItem
+	for _, sf := range sectionFields {
+		dst := readSection(to, sf.field)
+		if readSection(from, sf.field) != sf.section || dst == "" || dst == sf.section {
+			continue
+		}
+		val, set := sectionValue(kpc, sf.section, sf.field)
+		if !set || val == sectionDefault(dst, sf.field) {
+			continue
+		}
+		if _, dset := sectionValue(kpc, dst, sf.field); dset {
+			continue
+		}
+		_, v := d.Lookup(checker.Path{sf.section, sf.field})
+		text, ok := scalarText(d, v)
+		if !ok {
+			continue
+		}
+		items = append(items, carryItem{src: sf.section, dst: dst, field: sf.field, text: text, line: v.Line, col: v.Column})
+	}
+	var edits []checker.TextEdit
+	var names []string
+	for i, fixes := range carryFixes(d, items) {
+		names = append(names, items[i].dst+"."+items[i].field)
+		for _, fx := range fixes {
+			edits = append(edits, fx.Edits...)
+		}
+	}
+	return edits, names
 }

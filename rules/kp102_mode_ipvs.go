@@ -83,7 +83,7 @@ func runKP102(p *checker.Pass) error {
 			kp102Installer(p, in, m, sev, msg)
 			continue
 		}
-		reportSetting(p, in, m, sev, msg, kp102Fixes(m)...)
+		reportSetting(p, in, m, sev, msg, kp102Fixes(in, m)...)
 	}
 	return nil
 }
@@ -95,8 +95,10 @@ const (
 )
 
 // kp102Fixes returns the fixes of an ipvs mode set in a configuration file or a --proxy-mode
-// flag: nftables (preferred) and iptables. Both change the data plane.
-func kp102Fixes(m checker.Setting) []checker.Fix {
+// flag: nftables (preferred) and iptables. Both change the data plane. In a configuration
+// file the fix also carries the values ipvs mode reads into the new mode's section, so that
+// masquerading and sync periods stay as they are.
+func kp102Fixes(in *checker.Instance, m checker.Setting) []checker.Fix {
 	var fixes []checker.Fix
 	for _, fx := range [][2]string{{checker.ModeNFTables, kp102FixNFTables}, {checker.ModeIPTables, kp102FixIPTables}} {
 		var fix checker.Fix
@@ -106,7 +108,13 @@ func kp102Fixes(m checker.Setting) []checker.Fix {
 			fix, ok = replaceFlagValueFix(m.Flag, fx[0], strings.Replace(fx[1], "mode", "--proxy-mode", 1))
 		case m.Doc != nil && m.Origin == checker.OriginConfig:
 			_, v := m.Doc.Lookup(m.Path)
-			fix, ok = replaceScalarFix(m.Doc, v, fx[0], fx[1])
+			if fix, ok = replaceScalarFix(m.Doc, v, fx[0], fx[1]); ok && m.Doc == in.Config {
+				carry, names := carryForMode(m.Doc, in.KPC(), checker.ModeIPVS, fx[0])
+				if len(carry) > 0 {
+					fix.Edits = append(fix.Edits, carry...)
+					fix.Message += "; carry " + strings.Join(names, ", ")
+				}
+			}
 		}
 		if ok {
 			fix.Preferred = fx[0] == checker.ModeNFTables

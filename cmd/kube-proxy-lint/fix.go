@@ -117,12 +117,20 @@ func (c *cli) runFix(ctx context.Context, cfg *lintConfig, ws *checker.Workspace
 		Parse:    load.Reparse,
 	}
 	if cfg.git.rev == "" {
+		var only fileSet
+		if cfg.git.onlyFiles {
+			only = onlyFilesOf(ws.Root, cfg.paths)
+		}
 		opts.Editable = func(name string) error {
 			if slices.Contains(cfg.paths, "-") && name == fr.stdinName() {
 				if write {
 					return errors.New("standard input is not a file")
 				}
 				return nil
+			}
+			if only != nil && !only[name] {
+				// A pre-commit hook must not touch what is not staged.
+				return fmt.Errorf("%s is not among the files named with --only-files", name)
 			}
 			return fix.Editable(ws.Root, name)
 		}
@@ -300,9 +308,14 @@ func (fr *fixRun) summary(res *fix.Result, wrote bool) {
 	if wrote {
 		verb = "fixed"
 	}
-	if len(res.Applied) == 0 {
+	switch {
+	case len(res.Applied) == 0 && len(res.Skipped)+len(res.Unsafe) == 0:
 		fmt.Fprintf(w, "%s: nothing to fix\n", progName)
-	} else {
+	case len(res.Applied) == 0 && wrote:
+		fmt.Fprintf(w, "%s: no fix applied\n", progName)
+	case len(res.Applied) == 0:
+		fmt.Fprintf(w, "%s: no fix would be applied\n", progName)
+	default:
 		fmt.Fprintf(w, "%s: %s %s in %s: %s\n", progName, verb, plural(len(res.Applied), "finding"), plural(len(res.Files), "file"), byRule(res.Applied))
 	}
 	if n := len(res.Skipped); n > 0 {
@@ -326,8 +339,11 @@ func (fr *fixRun) summary(res *fix.Result, wrote bool) {
 		if fr.cfg.fixes.diff {
 			how = "--diff --unsafe-fixes shows them"
 		}
-		fmt.Fprintf(w, "%s: %s more %s an unsafe fix, which changes behaviour: %s; %s\n", progName,
-			plural(n, "finding"), map[bool]string{true: "has", false: "have"}[n == 1], strings.Join(parts, ", "), how)
+		what := fmt.Sprintf("%d more findings have", n)
+		if n == 1 {
+			what = "1 more finding has"
+		}
+		fmt.Fprintf(w, "%s: %s an unsafe fix, which changes behaviour: %s; %s\n", progName, what, strings.Join(parts, ", "), how)
 	}
 }
 
