@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,5 +201,44 @@ func TestScopes(t *testing.T) {
 	}
 	if !ws.SameScope("clusters/b/overlays/prod/x.yaml", "clusters/b/base.yaml") || !ws.SameScope("shared/x.yaml", "clusters/a/x.yaml") {
 		t.Error("a scope does not see its enclosing scope")
+	}
+}
+
+// TestReportDropsPlaceholderFixes checks the placeholder contract at Pass.Report: a fix that
+// would edit, delete or copy a template placeholder is dropped; when the preferred fix goes,
+// the alternatives go with it; the only fix left standing is marked preferred.
+func TestReportDropsPlaceholderFixes(t *testing.T) {
+	content := []byte("a: {{ .Values.mode }}\nb: $MODE\nc: ipvs\n")
+	ws := &Workspace{Files: []*File{{Path: "x.yaml", Content: content, Lines: NewLineIndex(content)}}}
+	edit := func(from, to int, text string) TextEdit {
+		return TextEdit{Pos: Position{Filename: "x.yaml", Offset: from}, End: Position{Filename: "x.yaml", Offset: to}, NewText: text}
+	}
+	c := bytes.Index(content, []byte("ipvs"))
+	var got []Finding
+	p := NewPass(&Rule{ID: "KP999", Name: "x", Severity: SeverityWarning}, ws, func(f Finding) { got = append(got, f) })
+	for _, fixes := range [][]Fix{
+		{{Message: "tpl", Edits: []TextEdit{edit(3, 21, "x")}}},         // inside {{ }}
+		{{Message: "shell", Edits: []TextEdit{edit(22, 31, "")}}},       // deletes b: $MODE
+		{{Message: "copy", Edits: []TextEdit{edit(c, c+4, "${MODE}")}}}, // writes one
+		{{Message: "ok", Edits: []TextEdit{edit(c, c+4, "nftables")}}},  // fine
+		{{Message: "pref", Preferred: true, Edits: []TextEdit{edit(0, 5, "")}}, {Message: "alt", Edits: []TextEdit{edit(c, c+4, "x")}}},
+		{{Message: "alt-bad", Edits: []TextEdit{edit(0, 5, "")}}, {Message: "pref-ok", Preferred: true, Edits: []TextEdit{edit(c, c+4, "x")}}},
+		{{Message: "outside", Edits: []TextEdit{edit(c, len(content)+3, "")}}},
+	} {
+		p.Report(Finding{Message: "m", Pos: Position{Filename: "x.yaml", Line: 1, Column: 1}, Fixes: fixes})
+	}
+	want := [][]string{nil, nil, nil, {"ok*"}, nil, {"pref-ok*"}, nil}
+	for i, f := range got {
+		var names []string
+		for _, fx := range f.Fixes {
+			n := fx.Message
+			if fx.Preferred {
+				n += "*"
+			}
+			names = append(names, n)
+		}
+		if !reflect.DeepEqual(names, want[i]) {
+			t.Errorf("case %d: fixes %v, want %v", i, names, want[i])
+		}
 	}
 }

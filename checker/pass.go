@@ -60,6 +60,7 @@ func (p *Pass) Report(f Finding) {
 	if !f.End.IsValid() {
 		f.End = f.Pos
 	}
+	f.Fixes = p.dropPlaceholderFixes(f.Fixes)
 	if len(f.Fixes) == 1 && !f.Fixes[0].Preferred {
 		// A finding's only fix is its preferred fix; saying so keeps outputs explicit.
 		f.Fixes = append([]Fix(nil), f.Fixes...)
@@ -107,4 +108,40 @@ func (p *Pass) ReportFlag(f *Flag, sev Severity, msg string, fixes ...Fix) {
 		obj = f.Doc.Ref()
 	}
 	p.Report(Finding{Severity: sev, Message: msg, Pos: f.Pos, End: f.End, Object: obj, Path: f.NodePath, Fixes: fixes})
+}
+
+// dropPlaceholderFixes returns fixes without those that would touch a template placeholder
+// or edit outside their file (see EditTouchesPlaceholder): the placeholder contract holds for
+// every rule, Go or Rego, in this one place. When the preferred fix goes, all go: an
+// alternative never becomes the fix --fix applies by default.
+func (p *Pass) dropPlaceholderFixes(fixes []Fix) []Fix {
+	if len(fixes) == 0 || p.Workspace == nil {
+		return fixes
+	}
+	var kept []Fix
+	for _, fx := range fixes {
+		if p.editsOK(fx) {
+			kept = append(kept, fx)
+		} else if fx.Preferred || len(fixes) == 1 {
+			return nil
+		}
+	}
+	return kept
+}
+
+// editsOK reports whether every edit of fx lies within its file and leaves placeholders alone.
+func (p *Pass) editsOK(fx Fix) bool {
+	for _, e := range fx.Edits {
+		file := p.Workspace.File(e.Pos.Filename)
+		if file == nil {
+			continue // not a file of the workspace: the fixer refuses it
+		}
+		if e.Pos.Offset < 0 || e.End.Offset < e.Pos.Offset || e.End.Offset > len(file.Content) {
+			return false
+		}
+		if _, bad := EditTouchesPlaceholder(file.Content, file.TemplateSpans(), e); bad {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,31 @@ func (f *File) Memo(key any, compute func() any) any {
 	}
 	v, _ := f.memo.LoadOrStore(key, compute())
 	return v
+}
+
+// templateSpansKey memoizes TemplateSpans of a file (File.Memo).
+type templateSpansKey struct{}
+
+// TemplateSpans returns the template placeholders of the file's content, computed once.
+func (f *File) TemplateSpans() []TemplateSpan {
+	return f.Memo(templateSpansKey{}, func() any { return TemplateSpans(f.Content) }).([]TemplateSpan)
+}
+
+// File returns the real file (not an embedded document's) named path, or nil.
+func (ws *Workspace) File(path string) *File {
+	i := sort.Search(len(ws.Files), func(i int) bool { return ws.Files[i].Path >= path })
+	for ; i < len(ws.Files) && ws.Files[i].Path == path; i++ {
+		if ws.Files[i].Parent == nil {
+			return ws.Files[i]
+		}
+	}
+	// Workspaces built by hand may not be sorted.
+	for _, f := range ws.Files {
+		if f.Path == path && f.Parent == nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // Outer returns the real file holding f.

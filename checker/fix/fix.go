@@ -414,7 +414,7 @@ func (r *runner) check(l *Lint, fx checker.Fix, spans map[string][]checker.Templ
 				return Invalid, "two edits of the fix overlap"
 			}
 		}
-		if where, ok := touchesPlaceholder(content, spans[name], e); ok {
+		if where, ok := checker.EditTouchesPlaceholder(content, spans[name], e); ok {
 			return Placeholder, "an edit touches the template placeholder at " + l.position(name, where).String()
 		}
 	}
@@ -471,38 +471,6 @@ func overlaps(a, b checker.TextEdit) bool {
 		return a.Pos.Offset == b.Pos.Offset
 	}
 	return a.Pos.Offset < b.End.Offset && b.Pos.Offset < a.End.Offset
-}
-
-// TouchesPlaceholder reports whether edit e of content changes or copies a template
-// placeholder (see Run), and the byte offset of the placeholder.
-func TouchesPlaceholder(content []byte, e checker.TextEdit) (int, bool) {
-	return touchesPlaceholder(content, checker.TemplateSpans(content), e)
-}
-
-// touchesPlaceholder reports whether edit e of content changes or copies a template
-// placeholder, and the offset of the placeholder. A placeholder's value is unknown until the
-// template is rendered or the variable expanded: a fix never edits, deletes or duplicates one.
-// Whole comment lines that are deleted are not values; template tags inside them still count
-// (Helm renders them).
-func touchesPlaceholder(content []byte, spans []checker.TemplateSpan, e checker.TextEdit) (int, bool) {
-	from, to := e.Pos.Offset, e.End.Offset
-	for _, s := range spans {
-		if from < s.To && s.From < to || from == to && s.From < from && from < s.To {
-			return s.From, true
-		}
-	}
-	off := from
-	for _, line := range strings.SplitAfter(string(content[from:to]), "\n") {
-		t := strings.TrimSpace(line)
-		if !strings.HasPrefix(t, "#") && checker.HasPlaceholder(line) {
-			return off, true
-		}
-		off += len(line)
-	}
-	if checker.HasPlaceholder(e.NewText) {
-		return from, true
-	}
-	return 0, false
 }
 
 // applyEdits applies the edits of one file, writing inserted line ends the way the file
