@@ -64,6 +64,10 @@ featureGates:
 mode: nftables
 `,
 		Since:        "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: "Remove a gate that kube-proxy no longer knows when it is set to the value it was locked to (`NFTablesProxyMode: true`): it has no effect where the gate exists.", Safety: checker.Safe, Preferred: true},
+			{Text: "Remove any other rejected gate setting (unknown name, a gate of a later release, a locked gate set to its other value, a value that is not a boolean): kube-proxy exits on it, so the fix changes what runs.", Safety: checker.Unsafe, Preferred: true},
+		},
 		SeverityText: "error; warning for a name that is in no release up to 1.37 and not close to a known gate, at a target after 1.37 (it may be a gate added later)",
 	},
 	Run: runKP105,
@@ -139,7 +143,11 @@ func kp105Config(p *checker.Pass, doc *checker.Document, report func(checker.Fin
 		if onValue {
 			n = v
 		}
-		report(checker.Finding{Severity: sev, Message: msg, Pos: doc.NodePos(n), End: doc.NodeEnd(n), Object: doc.Ref(), Path: gpath})
+		f := checker.Finding{Severity: sev, Message: msg, Pos: doc.NodePos(n), End: doc.NodeEnd(n), Object: doc.Ref(), Path: gpath}
+		if fix, ok := kp104RemoveKey(doc, name); ok {
+			f.Fixes = []checker.Fix{kp105Removal(p.Target(), name, value, known, fix)}
+		}
+		report(f)
 	}
 }
 
@@ -180,9 +188,31 @@ func kp105Flag(p *checker.Pass, fl *checker.Flag, report func(checker.Finding)) 
 		}
 		if sev, msg, _ := kp105Check(p.Target(), name, value, known); msg != "" {
 			f.Severity, f.Message = sev, msg
+			g := checker.GateSetting{Name: name, Value: value, Setting: checker.Setting{Flag: fl}}
+			var fix checker.Fix
+			var ok bool
+			if fl.Doc != nil {
+				_, fix, ok = kp104Flag(f, g)
+			} else {
+				_, fix, ok = kp104TextFlag(f, g)
+			}
+			if ok {
+				f.Fixes = []checker.Fix{kp105Removal(p.Target(), name, value, known, fix)}
+			}
 			report(f)
 		}
 	}
+}
+
+// kp105Removal marks the fix that removes gate name. Removing a gate that was removed from
+// kube-proxy, set to the value it was locked to before, changes nothing where the gate
+// exists and stops the exit where it does not: safe. Any other removal changes what runs (an
+// unknown name, a gate of a later release, a locked gate set to the other value).
+func kp105Removal(t checker.Version, name string, value, known bool, fix checker.Fix) checker.Fix {
+	if g, ok := lookupGate(name); ok && known && g.Locked != 0 && g.Removed != 0 && t.AtLeast(g.Removed) && value == g.LockedTo {
+		fix.Safety = checker.Safe
+	}
+	return fix
 }
 
 // kp105Check returns the severity and message for gate name set to value at target (empty

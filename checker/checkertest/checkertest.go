@@ -290,70 +290,127 @@ func realFiles(ws *checker.Workspace) map[string][]byte {
 	return m
 }
 
-// checkGolden applies the preferred fix of every finding (what --fix --unsafe-fixes does in
-// one pass) and compares each changed file with its .golden sibling: x.yaml.golden for a
-// fixture file, dir/name.golden for the files of a fixture directory. The fixed files must
-// decode and have no finding of the rule with a fix left; fixing them again changes nothing.
+// checkGolden fixes the fixture as --fix --unsafe-fixes would with this rule alone: the
+// preferred fix of every finding, in finding order, the first of two overlapping fixes first
+// and the other in the next pass on the re-linted files, until no fix is left. Each changed file
+// is compared with its .golden sibling: x.yaml.golden for a fixture file, dir/name.golden for
+// the files of a fixture directory. The fixed files must decode and have no finding of the
+// rule with a fix left.
 func checkGolden(t *testing.T, rule *checker.Rule, path string, isDir bool, ws *checker.Workspace, fs []checker.Finding) {
 	t.Helper()
-	edits := map[string][]checker.TextEdit{}
-	for _, f := range fs {
-		if fx, ok := f.PreferredFix(); ok {
-			for _, e := range fx.Edits {
-				edits[e.Pos.Filename] = append(edits[e.Pos.Filename], e)
-			}
-		}
-	}
 	goldenOf := func(name string) string {
 		if isDir {
 			return filepath.Join(path, filepath.FromSlash(name)) + ".golden"
 		}
 		return path + ".golden"
 	}
-	content := realFiles(ws)
-	// A golden without fixes for its file is stale.
-	var stale []string
+	orig := realFiles(ws)
+	target := fixtureTarget(t, path)
+	cur := map[string][]byte{}
+	for name, c := range orig {
+		cur[name] = c
+	}
+	relint := func() ([]checker.Finding, *checker.Workspace) {
+		changed := map[string][]byte{}
+		for name, c := range cur {
+			if string(c) != string(orig[name]) {
+				changed[name] = c
+			}
+		}
+		var ws2 *checker.Workspace
+		if isDir {
+			var err error
+			ws2, err = load.Load(context.Background(), load.Options{Paths: []string{path}, Root: path, Target: target, Overlay: changed})
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			ws2 = load.Bytes(filepath.Base(path), cur[filepath.Base(path)], target)
+		}
+		var out []checker.Finding
+		pass := checker.NewPass(rule, ws2, func(f checker.Finding) { out = append(out, f) })
+		if err := rule.Run(pass); err != nil {
+			t.Fatal(err)
+		}
+		checker.SortFindings(out)
+		return out, ws2
+	}
+	var ws2 *checker.Workspace
+	for pass := 1; ; pass++ {
+		if pass > 10 {
+			t.Fatalf("fixing did not settle in 10 passes")
+		}
+		accepted := map[string][]checker.TextEdit{}
+		n := 0
+		for _, f := range fs {
+			fx, ok := f.PreferredFix()
+			if !ok {
+				continue
+			}
+			trial := map[string][]checker.TextEdit{}
+			for _, e := range fx.Edits {
+				trial[e.Pos.Filename] = append(trial[e.Pos.Filename], e)
+			}
+			fits := true
+			for name, es := range trial {
+				if !isDir && name != filepath.Base(path) {
+					t.Errorf("fix edits another file: %s", name)
+					fits = false
+					break
+				}
+				if _, err := checker.ApplyEdits(cur[name], append(append([]checker.TextEdit(nil), accepted[name]...), es...)); err != nil {
+					fits = false // overlaps a fix that came first: next pass
+					break
+				}
+			}
+			if fits {
+				for name, es := range trial {
+					accepted[name] = append(accepted[name], es...)
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			break
+		}
+		for name, es := range accepted {
+			out, err := checker.ApplyEdits(cur[name], es)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur[name] = out
+		}
+		fs, ws2 = relint()
+	}
+	var names []string
+	for name, c := range cur {
+		if string(c) != string(orig[name]) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	// A golden whose file the fixes leave alone is stale.
+	changed := map[string]bool{}
+	for _, name := range names {
+		changed[name] = true
+	}
 	if isDir {
 		_ = filepath.WalkDir(path, func(p string, e os.DirEntry, err error) error {
 			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".golden") {
 				rel, _ := filepath.Rel(path, strings.TrimSuffix(p, ".golden"))
-				if len(edits[filepath.ToSlash(rel)]) == 0 {
-					stale = append(stale, p)
+				if !changed[filepath.ToSlash(rel)] {
+					t.Errorf("%s exists but the fixes do not change its file", p)
 				}
 			}
 			return nil
 		})
-	} else if _, err := os.Stat(path + ".golden"); err == nil && len(edits[filepath.Base(path)]) == 0 {
-		stale = append(stale, path+".golden")
+	} else if _, err := os.Stat(path + ".golden"); err == nil && len(names) == 0 {
+		t.Errorf("%s.golden exists but the fixes do not change the file", path)
 	}
-	for _, g := range stale {
-		t.Errorf("%s exists but no finding has a preferred fix for its file", g)
-	}
-	if !isDir {
-		for name := range edits {
-			if name != filepath.Base(path) {
-				t.Errorf("fix edits another file: %s", name)
-			}
-		}
-	}
-	if len(edits) == 0 {
-		return
-	}
-	fixed := map[string][]byte{}
-	names := make([]string, 0, len(edits))
-	for name := range edits {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	for _, name := range names {
-		got, err := checker.ApplyEdits(content[name], edits[name])
-		if err != nil {
-			t.Fatalf("apply the preferred fixes to %s: %v", name, err)
-		}
-		fixed[name] = got
 		golden := goldenOf(name)
 		if *update {
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
+			if err := os.WriteFile(golden, cur[name], 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue
@@ -363,39 +420,23 @@ func checkGolden(t *testing.T, rule *checker.Rule, path string, isDir bool, ws *
 			t.Errorf("rule offers fixes for %s but %s is missing (run go test -update)", name, golden)
 			continue
 		}
-		if string(got) != string(want) {
-			t.Errorf("fixed %s differs from %s:\n--- got\n%s\n--- want\n%s", name, golden, got, want)
+		if string(cur[name]) != string(want) {
+			t.Errorf("fixed %s differs from %s:\n--- got\n%s\n--- want\n%s", name, golden, cur[name], want)
 		}
+	}
+	if ws2 == nil {
+		return
 	}
 	// The fixed files must decode and satisfy the rule.
-	target := fixtureTarget(t, path)
-	var ws2 *checker.Workspace
-	if isDir {
-		var err error
-		ws2, err = load.Load(context.Background(), load.Options{Paths: []string{path}, Root: path, Target: target, Overlay: fixed})
-		if err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		ws2 = load.Bytes(filepath.Base(path), fixed[filepath.Base(path)], target)
-	}
 	for _, p := range ws2.Problems {
-		if p.Manifest && len(fixed[p.Pos.Filename]) > 0 {
+		if p.Manifest && changed[p.Pos.Filename] {
 			t.Errorf("fixed file does not decode: %s: %s", p.Pos, p.Message)
 		}
 	}
-	var left []string
-	pass := checker.NewPass(rule, ws2, func(f checker.Finding) {
+	for _, f := range fs {
 		if len(f.Fixes) > 0 {
-			left = append(left, f.Pos.String()+": "+f.Message)
+			t.Errorf("fixed file still has a fixable finding: %s: %s", f.Pos, f.Message)
 		}
-	})
-	if err := rule.Run(pass); err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(left)
-	for _, l := range left {
-		t.Errorf("fixed file still has a fixable finding: %s", l)
 	}
 }
 
