@@ -63,7 +63,7 @@ featureGates:
   KubeProxyNFTablesLocalhostNodePorts: true
 mode: nftables
 `,
-		Since:        "0.1.0",
+		Since: "0.1.0",
 		Fixes: []checker.FixDoc{
 			{Text: "Remove a gate that kube-proxy no longer knows when it is set to the value it was locked to (`NFTablesProxyMode: true`): it has no effect where the gate exists.", Safety: checker.Safe, Preferred: true},
 			{Text: "Remove any other rejected gate setting (unknown name, a gate of a later release, a locked gate set to its other value, a value that is not a boolean): kube-proxy exits on it, so the fix changes what runs.", Safety: checker.Unsafe, Preferred: true},
