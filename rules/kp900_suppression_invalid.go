@@ -41,6 +41,9 @@ delete suppressions that match nothing.`,
 		Before: "# kube-proxy-lint:ignore KP102\nmode: ipvs\n",
 		After:  "# kube-proxy-lint:ignore KP102 until=2026-12-31 -- moves to nftables with the 1.40 upgrade\nmode: ipvs\n",
 		Since:  "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: "Remove a suppression comment none of whose rules matched a finding (the whole line when the comment stands alone). Suppressions are not cluster configuration.", Safety: checker.Safe, Preferred: true},
+		},
 	},
 	Run: runKP900,
 }

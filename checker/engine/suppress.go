@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -78,6 +79,13 @@ func suppressInline(st *state) error {
 		return nil
 	}
 	for _, a := range act {
+		var fixes []checker.Fix
+		if a.allUnused(st) {
+			if e, ok := removeComment(st.ws, a.d); ok {
+				fixes = []checker.Fix{{Message: "Remove the suppression comment", Edits: []checker.TextEdit{e},
+					Safety: checker.Safe, Preferred: true}}
+			}
+		}
 		for j, id := range a.ids {
 			// A rule that did not run cannot have matched: its suppression is not unused.
 			r := st.enabled(id)
@@ -91,8 +99,42 @@ func suppressInline(st *state) error {
 				Message:  fmt.Sprintf("suppression of %s (%s) matched no finding: remove it", r.ID, r.Name),
 				Pos:      a.d.Pos,
 				End:      a.d.End,
+				Fixes:    fixes,
 			})
 		}
 	}
 	return nil
+}
+
+// allUnused reports whether every rule a directive names ran and matched nothing: then the
+// whole comment can go.
+func (a *activeDirective) allUnused(st *state) bool {
+	for j, id := range a.ids {
+		if id == "" || a.used[j] || st.enabled(id) == nil {
+			return false
+		}
+	}
+	return len(a.ids) > 0
+}
+
+// removeComment returns the edit that deletes a suppression comment: its whole line when it
+// stands alone, else the comment and the blanks before it. Annotations are left alone.
+func removeComment(ws *checker.Workspace, d *checker.Directive) (checker.TextEdit, bool) {
+	f := ws.File(d.Pos.Filename)
+	if f == nil || d.Scope == checker.ScopeObject || d.Pos.Line != d.End.Line {
+		return checker.TextEdit{}, false
+	}
+	start, end := f.Lines.LineStart(d.Pos.Line), f.Lines.LineStart(d.Pos.Line+1)
+	if d.Pos.Offset < start || d.End.Offset > end {
+		return checker.TextEdit{}, false
+	}
+	from, to := d.Pos.Offset, d.End.Offset
+	if strings.TrimSpace(string(f.Content[start:from])) == "" {
+		from, to = start, end
+	} else {
+		for from > start && (f.Content[from-1] == ' ' || f.Content[from-1] == '\t') {
+			from--
+		}
+	}
+	return checker.TextEdit{Pos: f.Lines.Position(f.Path, from), End: f.Lines.Position(f.Path, to)}, true
 }

@@ -214,3 +214,43 @@ func TestScanDirectivesShell(t *testing.T) {
 		t.Error("until is the last day the suppression applies")
 	}
 }
+
+// TestUnusedSuppressionFix checks the fix of a suppression that matched nothing: the whole
+// line of a comment that stands alone, the comment and the blanks before it when it trails,
+// and no fix when one of the comment's rules matched.
+func TestUnusedSuppressionFix(t *testing.T) {
+	src := "a: 1 # kube-proxy-lint:ignore KP102 -- trailing, unused\n" +
+		"# kube-proxy-lint:ignore KP102 -- alone, unused\n" +
+		"b: 2\n" +
+		"c: 3 # kube-proxy-lint:ignore KP102,KP202 -- KP202 matched\n"
+	ws := loadFiles(t, map[string]string{"x.yaml": src})
+	rules := []*checker.Rule{lineRule("KP102", "mode-ipvs", "x.yaml", "nothing"), lineRule("KP202", "other", "x.yaml", "c: 3"), kp900()}
+	out, err := RunWith(context.Background(), ws, rules, Processing{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edits []checker.TextEdit
+	fixes := map[int]int{}
+	for _, f := range out.Findings {
+		if f.RuleID != checker.SuppressionRuleID {
+			continue
+		}
+		fixes[f.Pos.Line] = len(f.Fixes)
+		for _, fx := range f.Fixes {
+			if fx.Safety != checker.Safe || !fx.Preferred {
+				t.Errorf("%s: fix %+v is not safe and preferred", f.Pos, fx)
+			}
+			edits = append(edits, fx.Edits...)
+		}
+	}
+	if want := map[int]int{1: 1, 2: 1, 4: 0}; !reflect.DeepEqual(fixes, want) {
+		t.Errorf("fixes per line %v, want %v", fixes, want)
+	}
+	got, err := checker.ApplyEdits([]byte(src), edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a: 1\nb: 2\nc: 3 # kube-proxy-lint:ignore KP102,KP202 -- KP202 matched\n"; string(got) != want {
+		t.Errorf("fixed:\n%s\nwant:\n%s", got, want)
+	}
+}
