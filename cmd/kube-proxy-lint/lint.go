@@ -114,6 +114,8 @@ Outputs:
     kube-proxy-lint --format text --format sarif=results.sarif --format json=report.json .
     kube-proxy-lint --new-from-merge-base origin/main --format github .
     kube-proxy-lint --rev v1.2.0 --format markdown=summary.md .
+    kube-proxy-lint --diff .     (what --fix would change; exit 1 when there is something)
+    kube-proxy-lint --fix .      (apply the safe fixes; --unsafe-fixes adds the others)
 
   File names in findings are relative to the Git work tree holding the first PATH (or
   to that directory outside Git). To lint a directory named "rules", "explain" or

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/ruledoc"
 )
 
 // TestReadmeQuickStart runs the README's quick-start command and checks that the README shows
@@ -29,5 +31,26 @@ func TestReadmeQuickStart(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"--color", "never", "fixtures/repos/nftables-ready"}, nil, &out, &errb); code != 0 || out.Len() != 0 {
 		t.Errorf("nftables-ready: exit %d, output %q; README says clean", code, out.String())
+	}
+}
+
+// TestReadmeFixTable checks that the README's "Fixing" section shows the safe/unsafe table of
+// every documented fix as the rule registry has it.
+func TestReadmeFixTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := withPolicies(registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ruledoc.FixTable(all)
+	_, section, ok := strings.Cut(string(readme), "\n## Fixing\n")
+	if !ok {
+		t.Fatal(`README has no "## Fixing" section`)
+	}
+	if !strings.Contains(section, want) {
+		t.Errorf("README's Fixing section lacks the fix table; it should read:\n%s", want)
 	}
 }
