@@ -142,7 +142,7 @@ func (c *cli) runFix(ctx context.Context, cfg *lintConfig, ws *checker.Workspace
 	if !write {
 		return fr.finishDiff(res, ws, out, formatters)
 	}
-	return fr.finishFix(ctx, res, formatters)
+	return fr.finishFix(ctx, res, out, proc.Changes != nil, formatters)
 }
 
 func (fr *fixRun) stdinName() string {
@@ -157,6 +157,12 @@ func fixKey(f *checker.Finding) string {
 	return f.RuleID + "\x00" + f.Pos.Filename + "\x00" + f.Fingerprint()
 }
 
+// lintData is what the fixer keeps of each lint: the workspace and the outcome.
+type lintData struct {
+	ws  *checker.Workspace
+	out *engine.Outcome
+}
+
 // lint wraps a lint for the fixer.
 func (fr *fixRun) lint(ws *checker.Workspace, out *engine.Outcome) *fix.Lint {
 	files := make(map[string][]byte, len(ws.Files))
@@ -169,7 +175,7 @@ func (fr *fixRun) lint(ws *checker.Workspace, out *engine.Outcome) *fix.Lint {
 		Findings: out.Findings,
 		Problems: ws.Problems,
 		Content:  func(name string) ([]byte, bool) { b, ok := files[name]; return b, ok },
-		Data:     ws,
+		Data:     &lintData{ws, out},
 	}
 }
 
@@ -226,7 +232,7 @@ func (fr *fixRun) finishDiff(res *fix.Result, ws *checker.Workspace, out *engine
 
 // finishFix writes the fixed files, prints the summary and reports the findings left, as a
 // run without --fix would report them now.
-func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, formatters []report.Formatter) int {
+func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, first *engine.Outcome, filtered bool, formatters []report.Formatter) int {
 	c, cfg := fr.c, fr.cfg
 	written := 0
 	var failed []string
@@ -242,20 +248,27 @@ func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, formatters []r
 		written++
 	}
 	fr.summary(res, true)
-	// Report what is left from the files as they are now on disk.
-	ws, root, err := c.loadWorkspace(ctx, cfg)
-	if err != nil {
-		return c.fail(err)
-	}
-	changes, err := c.changeSet(ctx, cfg, root)
-	if err != nil {
-		return c.fail(err)
-	}
-	proc := fr.proc
-	proc.Changes = changes
-	out, err := engine.RunWith(ctx, ws, cfg.rules, proc)
-	if err != nil {
-		return c.fail(err)
+	// Report what is left as a run without --fix would now. Without changes, that is the
+	// first lint; when every file was written and no change set filters the report, it is
+	// the fixer's last lint, which saw exactly what is on disk now; else lint again.
+	ws, out := fr.ws, first
+	if d, ok := res.Final.Data.(*lintData); ok && res.Changed() && !filtered && len(failed) == 0 {
+		ws, out = d.ws, d.out
+	} else if res.Changed() {
+		var root string
+		var err error
+		if ws, root, err = c.loadWorkspace(ctx, cfg); err != nil {
+			return c.fail(err)
+		}
+		changes, err := c.changeSet(ctx, cfg, root)
+		if err != nil {
+			return c.fail(err)
+		}
+		proc := fr.proc
+		proc.Changes = changes
+		if out, err = engine.RunWith(ctx, ws, cfg.rules, proc); err != nil {
+			return c.fail(err)
+		}
 	}
 	c.printFailures(cfg, out)
 	code := exitCode(out, cfg.threshold)
