@@ -108,7 +108,7 @@ func funcName(line string) (string, bool) {
 		return "", false
 	}
 	c := line[0]
-	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$') {
+	if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && c != '_' && c != '$' {
 		return "", false
 	}
 	if len(line) > maxFuncName {

@@ -2,6 +2,7 @@ package fix
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -64,7 +65,8 @@ func TestDiffMatchesGit(t *testing.T) {
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "XDG_CONFIG_HOME="+dir)
 			want, err := cmd.Output()
-			if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+			var ee *exec.ExitError
+			if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 1) {
 				t.Fatalf("git diff: %v", err)
 			}
 			got := Diff([]FileChange{{Name: "f.yaml", Old: []byte(c.old), New: []byte(c.new)}})

@@ -195,7 +195,7 @@ func (fr *fixRun) relint(ctx context.Context, overlay map[string][]byte) (*fix.L
 		return nil, err
 	}
 	if out.InternalErrors > 0 {
-		return nil, fmt.Errorf("rule %s broke on the fixed files: %v", out.Failures[0].Rule.ID, out.Failures[0].Err)
+		return nil, fmt.Errorf("rule %s broke on the fixed files: %w", out.Failures[0].Rule.ID, out.Failures[0].Err)
 	}
 	return fr.lint(ws, out), nil
 }

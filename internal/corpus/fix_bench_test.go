@@ -64,4 +64,3 @@ func BenchmarkFix(b *testing.B) {
 		})
 	}
 }
-
