@@ -169,7 +169,11 @@ func installerScopeFile(in *checker.Instance) string {
 func kp102Installer(p *checker.Pass, in *checker.Instance, m checker.Setting, sev checker.Severity, msg string) {
 	var fixes []checker.Fix
 	for _, mode := range []string{checker.ModeNFTables, checker.ModeIPTables} {
-		if fx, ok := installerModeFix(in, m, mode); ok {
+		fx, ok := installerModeFix(in, m, mode)
+		if !ok && m.Origin == checker.OriginInstallerDefault {
+			fx, ok = kubesprayModeFix(p.Workspace, in, mode)
+		}
+		if ok {
 			fx.Preferred = mode == checker.ModeNFTables
 			fixes = append(fixes, fx)
 		}
@@ -261,4 +265,32 @@ func kp105InstallerGates(p *checker.Pass, in *checker.Instance, report func(chec
 		}
 		report(checker.Finding{Severity: sev, Message: msg, Pos: pos, End: end, Object: g.Doc.Ref(), Path: g.Path})
 	}
+}
+
+// kubesprayModeFix returns a fix that sets kube_proxy_mode where kubespray's role default
+// (ipvs) applies because no inventory sets it: a new variable right above the first
+// kube_proxy_* variable of the inventory (the finding's anchor), in the file's syntax
+// ("kube_proxy_mode: nftables" in group_vars, "kube_proxy_mode=nftables" in an INI inventory).
+func kubesprayModeFix(ws *checker.Workspace, in *checker.Instance, mode string) (checker.Fix, bool) {
+	ins := in.Installer
+	if ins.Name != checker.InstallerKubespray || !ins.Anchor.IsValid() || ins.Anchor.Column != 1 {
+		return checker.Fix{}, false
+	}
+	f := ws.File(ins.Anchor.Filename)
+	if f == nil {
+		return checker.Fix{}, false
+	}
+	line := f.Lines.LineText(ins.Anchor.Line)
+	key := strings.TrimLeft(line, "abcdefghijklmnopqrstuvwxyz_0123456789")
+	sep := ": "
+	switch t := strings.TrimLeft(key, " \t"); {
+	case strings.HasPrefix(t, "="):
+		sep = "="
+	case !strings.HasPrefix(t, ":"):
+		return checker.Fix{}, false
+	}
+	at := f.Lines.Position(f.Path, f.Lines.LineStart(ins.Anchor.Line))
+	text := ins.ModeKey + sep + mode + outerEOL(f, ins.Anchor.Line)
+	return checker.Fix{Message: fmt.Sprintf("Set %s to %s (kubespray's default is ipvs)", ins.ModeKey, mode),
+		Edits: []checker.TextEdit{{Pos: at, End: at, NewText: text}}}, true
 }

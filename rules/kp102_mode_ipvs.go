@@ -36,9 +36,14 @@ is then at the first of those variables. Values that come from variables or temp
 ` + "`strictARP`" + ` for MetalLB, the ipvs scheduler, NodePorts reached on secondary addresses or on
 ` + "`127.0.0.1`" + `. Setting ` + "`KubeProxyIPVS: true`" + ` only defers the break to 1.43.
 
-For an installer setting written as a single value (` + "`kube_proxy_mode: ipvs`" + `, Gardener ` + "`mode: IPVS`" + `,
-` + "`proxy-mode=ipvs`" + `) the fix sets it to nftables in the installer's spelling (` + "`NFTables`" + ` for
-Gardener, ` + "`NFTABLES`" + ` for AKS); change it to iptables instead when the nodes are not ready for nftables.`,
+The fix sets the mode to nftables where ipvs is written: the ` + "`mode`" + ` field of a configuration
+(standalone, in a ConfigMap, a kubeadm document or a heredoc), ` + "`--proxy-mode`" + ` on a command line, or
+an installer setting in the installer's spelling (` + "`NFTables`" + ` for Gardener, ` + "`NFTABLES`" + ` for AKS;
+where kubespray's role default applies, it writes ` + "`kube_proxy_mode`" + ` down). In a configuration it also
+carries the values ipvs mode read (` + "`iptables.masqueradeAll`" + `, ` + "`iptables.masqueradeBit`" + `, the ` + "`ipvs:`" + `
+sync periods) into the ` + "`nftables:`" + ` section, so that they keep applying. The alternative fix sets
+iptables, for when the nodes are not ready for nftables. Both change the data plane: they are unsafe
+fixes, applied with ` + "`--fix --unsafe-fixes`" + `.`,
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
 		Since:  "0.1.0",

@@ -1,0 +1,45 @@
+package rules_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/checkertest"
+	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
+)
+
+// TestKP102EverySourceHasAFix: wherever ipvs is written (a KubeProxyConfiguration, a kubeadm
+// document, a ConfigMap, --proxy-mode in manifests, scripts and units, every installer), the
+// KP102 finding offers the nftables fix, preferred, with iptables as the alternative; where
+// kubespray's role default applies, the fix writes kube_proxy_mode down.
+func TestKP102EverySourceHasAFix(t *testing.T) {
+	dir := filepath.Join(fixtureRoot, "KP102")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, ".golden") || strings.HasPrefix(name, "negative") {
+			continue
+		}
+		_, fs := checkertest.Findings(t, rules.KP102, filepath.Join(dir, name))
+		for _, f := range fs {
+			n++
+			fx, ok := f.PreferredFix()
+			if !ok || !strings.Contains(strings.ToLower(fx.Message), "nftables") {
+				t.Errorf("%s: %s: no preferred nftables fix (%d fixes)", name, f.Pos, len(f.Fixes))
+				continue
+			}
+			if len(f.Fixes) != 2 || !strings.Contains(strings.ToLower(f.Fixes[1].Message), "iptables") {
+				t.Errorf("%s: %s: no iptables alternative: %+v", name, f.Pos, f.Fixes)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d KP102 findings in the fixtures", n)
+	}
+}
