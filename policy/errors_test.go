@@ -179,6 +179,9 @@ findings contains {"msg": "key", "path": ["mode"], "at": "key"} if input.kind ==
 	if err != nil || !strings.Contains(string(out), "scheduler: rr\n") {
 		t.Errorf("fix: %s %v", out, err)
 	}
+	if f.Fixes[0].Safety != checker.Unsafe || !f.Fixes[0].Preferred {
+		t.Errorf("a policy's only fix is unsafe and preferred unless it says safe: %+v", f.Fixes[0])
+	}
 	if f.Path.String() != "ipvs.scheduler" || f.Object == nil || f.Object.Kind != "KubeProxyConfiguration" {
 		t.Errorf("path/object: %s %+v", f.Path, f.Object)
 	}
@@ -221,6 +224,24 @@ func TestRuntimeErrors(t *testing.T) {
 `)
 	err = badPath.Run(checker.NewPass(badPath, ws, func(checker.Finding) {}))
 	if err == nil || !strings.Contains(err.Error(), `policies/org100.rego:11: findings: finding with a malformed "path"`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestFixSafety: a policy marks a fix safe with "safe": true; anything but a boolean breaks
+// the contract.
+func TestFixSafety(t *testing.T) {
+	r := compile(t, `findings contains {"msg": "s", "path": ["ipvs", "scheduler"], "fix": {"newText": "rr", "safe": true}} if input.kind == "KubeProxyConfiguration"
+`)
+	fs := run(t, r, map[string]string{"a.yaml": kpc})
+	if len(fs) != 1 || len(fs[0].Fixes) != 1 || fs[0].Fixes[0].Safety != checker.Safe {
+		t.Fatalf("findings: %+v", fs)
+	}
+	bad := compile(t, `findings contains {"msg": "s", "path": ["ipvs", "scheduler"], "fix": {"newText": "rr", "safe": "yes"}} if input.kind == "KubeProxyConfiguration"
+`)
+	ws := load.Bytes("a.yaml", []byte(kpc), nil)
+	err := bad.Run(checker.NewPass(bad, ws, func(checker.Finding) {}))
+	if err == nil || !strings.Contains(err.Error(), `"fix" safe must be a boolean`) {
 		t.Errorf("err = %v", err)
 	}
 }
