@@ -16,6 +16,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/fix"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 )
 
@@ -60,13 +61,14 @@ type fixRun struct {
 	cfg   *lintConfig
 	proc  engine.Processing
 	stdin []byte
-	// ws is the workspace of the last lint (the fixed files when they stand).
-	ws *checker.Workspace
+	// ws and root are the workspace of the first lint and the root its names are relative to.
+	ws   *checker.Workspace
+	root string
 }
 
 // runFix fixes (or diffs) after the first lint of a run: ws and out are that lint, with the
 // processing proc (whose change set, if any, selected the reported findings).
-func (c *cli) runFix(ctx context.Context, cfg *lintConfig, ws *checker.Workspace, proc engine.Processing, out *engine.Outcome, formatters []report.Formatter) int {
+func (c *cli) runFix(ctx context.Context, cfg *lintConfig, ws *checker.Workspace, root string, proc engine.Processing, out *engine.Outcome, formatters []report.Formatter) int {
 	write := cfg.fixes.fix && !cfg.fixes.diff
 	if write {
 		refused := ""
@@ -81,7 +83,7 @@ func (c *cli) runFix(ctx context.Context, cfg *lintConfig, ws *checker.Workspace
 			write = false
 		}
 	}
-	fr := &fixRun{c: c, cfg: cfg, proc: proc, ws: ws}
+	fr := &fixRun{c: c, cfg: cfg, proc: proc, ws: ws, root: root}
 	fr.proc.Changes = nil
 	if slices.Contains(cfg.paths, "-") {
 		name := cfg.stdinName
@@ -140,7 +142,7 @@ func (c *cli) runFix(ctx context.Context, cfg *lintConfig, ws *checker.Workspace
 		return c.fail(err)
 	}
 	if !write {
-		return fr.finishDiff(res, ws, out, formatters)
+		return fr.finishDiff(ctx, res, out, formatters)
 	}
 	return fr.finishFix(ctx, res, out, proc.Changes != nil, formatters)
 }
@@ -186,7 +188,7 @@ func (fr *fixRun) relint(ctx context.Context, overlay map[string][]byte) (*fix.L
 	cfg.overlay = overlay
 	c := *fr.c
 	c.stdin = bytes.NewReader(fr.stdin)
-	ws, _, err := c.loadWorkspace(ctx, &cfg)
+	ws, _, err := c.loadRun(ctx, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +204,7 @@ func (fr *fixRun) relint(ctx context.Context, overlay map[string][]byte) (*fix.L
 
 // finishDiff prints the diff of what --fix would do, the summary, and the reports that go to
 // files (of the findings as they are); the exit code is 1 when there is a diff.
-func (fr *fixRun) finishDiff(res *fix.Result, ws *checker.Workspace, out *engine.Outcome, formatters []report.Formatter) int {
+func (fr *fixRun) finishDiff(ctx context.Context, res *fix.Result, out *engine.Outcome, formatters []report.Formatter) int {
 	c, cfg := fr.c, fr.cfg
 	diff := fix.Diff(res.Files)
 	if isTerminal(c.stdout) {
@@ -217,7 +219,10 @@ func (fr *fixRun) finishDiff(res *fix.Result, ws *checker.Workspace, out *engine
 		code = exitFindings
 	}
 	c.printNotes(cfg, out)
-	result := fr.result(ws, out)
+	result, err := fr.result(ctx, fr.ws, fr.root, fr.proc, out)
+	if err != nil {
+		return c.fail(err)
+	}
 	for i, o := range cfg.outputs {
 		if o.path == "" {
 			continue // stdout holds the diff
@@ -251,21 +256,17 @@ func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, first *engine.
 	// Report what is left as a run without --fix would now. Without changes, that is the
 	// first lint; when every file was written and no change set filters the report, it is
 	// the fixer's last lint, which saw exactly what is on disk now; else lint again.
-	ws, out := fr.ws, first
+	ws, root, proc, out := fr.ws, fr.root, fr.proc, first
 	if d, ok := res.Final.Data.(*lintData); ok && res.Changed() && !filtered && len(failed) == 0 {
 		ws, out = d.ws, d.out
 	} else if res.Changed() {
-		var root string
 		var err error
-		if ws, root, err = c.loadWorkspace(ctx, cfg); err != nil {
+		if ws, root, err = c.loadRun(ctx, cfg); err != nil {
 			return c.fail(err)
 		}
-		changes, err := c.changeSet(ctx, cfg, root)
-		if err != nil {
+		if proc.Changes, err = c.changeSet(ctx, cfg, root); err != nil {
 			return c.fail(err)
 		}
-		proc := fr.proc
-		proc.Changes = changes
 		if out, err = engine.RunWith(ctx, ws, cfg.rules, proc); err != nil {
 			return c.fail(err)
 		}
@@ -273,7 +274,10 @@ func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, first *engine.
 	c.printFailures(cfg, out)
 	code := exitCode(out, cfg.threshold)
 	c.printNotes(cfg, out)
-	result := fr.result(ws, out)
+	result, err := fr.result(ctx, ws, root, proc, out)
+	if err != nil {
+		return c.fail(err)
+	}
 	for i, o := range cfg.outputs {
 		if err := writeOutput(c.stdout, o.path, func(w io.Writer) error { return formatters[i].Format(w, result) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
@@ -286,19 +290,19 @@ func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, first *engine.
 	return code
 }
 
-// result is the report of a lint.
-func (fr *fixRun) result(ws *checker.Workspace, out *engine.Outcome) *report.Result {
-	cfg := fr.cfg
-	root := ws.Root
-	if cfg.git.rev == "" {
-		root = sourceRoot(cfg.paths[0])
-		if cfg.git.onlyFiles {
-			root = sourceRoot(".")
+// result is the report of a lint, with the readiness report when an output shows it.
+func (fr *fixRun) result(ctx context.Context, ws *checker.Workspace, root string, proc engine.Processing, out *engine.Outcome) (*report.Result, error) {
+	var rd *readiness.Report
+	if wantsReport(fr.cfg.outputs) {
+		var err error
+		if rd, err = buildReadiness(ctx, ws, fr.cfg.rules, proc, out); err != nil {
+			return nil, err
 		}
 	}
 	return &report.Result{
+		Readiness:   rd,
 		Findings:    out.Findings,
-		Rules:       cfg.rules,
+		Rules:       fr.cfg.rules,
 		Target:      ws.Target,
 		Targets:     ws.ScopeTargets(),
 		Problems:    ws.Problems,
@@ -307,7 +311,7 @@ func (fr *fixRun) result(ws *checker.Workspace, out *engine.Outcome) *report.Res
 		Source:      sourceFunc(ws),
 		Suppressed:  out.Suppressed,
 		Notes:       out.Notes,
-	}
+	}, nil
 }
 
 // summary prints what the fixes did (or would do) on stderr: the files changed, the fixes by

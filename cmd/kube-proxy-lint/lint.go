@@ -258,14 +258,8 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		}
 		formatters[i] = fm
 	}
-	ws, root, err := c.loadWorkspace(ctx, cfg)
+	ws, root, err := c.loadRun(ctx, cfg)
 	if err != nil {
-		return c.fail(err)
-	}
-	if cfg.targetSource != "" && cfg.target != nil {
-		ws.Target.Source = cfg.targetSource
-	}
-	if err := loadNodes(ws, root, cfg.nodes); err != nil {
 		return c.fail(err)
 	}
 	if !cfg.quiet {
@@ -289,7 +283,7 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		return c.fail(err)
 	}
 	if cfg.fixes.active() {
-		return c.runFix(ctx, cfg, ws, proc, out, formatters)
+		return c.runFix(ctx, cfg, ws, root, proc, out, formatters)
 	}
 	c.printFailures(cfg, out)
 	var rd *readiness.Report
@@ -325,6 +319,22 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		}
 	}
 	return code
+}
+
+// loadRun loads what a run lints: the files (loadWorkspace), with the target's source from the
+// configuration file and the --nodes inventories.
+func (c *cli) loadRun(ctx context.Context, cfg *lintConfig) (*checker.Workspace, string, error) {
+	ws, root, err := c.loadWorkspace(ctx, cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	if cfg.targetSource != "" && cfg.target != nil {
+		ws.Target.Source = cfg.targetSource
+	}
+	if err := loadNodes(ws, root, cfg.nodes); err != nil {
+		return nil, "", err
+	}
+	return ws, root, nil
 }
 
 // printFailures prints the rules that broke, with their stacks under --debug.
