@@ -4,7 +4,8 @@
 #   pre-commit   .pre-commit-hooks.yaml, in a temporary consumer repository: the golang hook
 #                (built by pre-commit from a temporary commit of this tree) and the system hook;
 #                a bad commit is blocked, the fixed commit accepted, old findings in files that
-#                are not staged do not block.
+#                are not staged do not block; the fixing hooks fix the staged files only and stop
+#                the commit for review.
 #   reviewdog    -f=rdjson -reporter=local -diff="git diff": only the added line's finding.
 #   actionlint   action.yml and docs/examples/workflow.yml (the workflow uses the action
 #                locally, so actionlint checks its inputs against action.yml); shellcheck on the
@@ -395,6 +396,44 @@ EOF
   }
   precommit_case kube-proxy-lint        # language: golang, built by pre-commit
   precommit_case kube-proxy-lint-system # language: system, the binary on PATH
+
+  # precommit_fix_case HOOK_ID: the fixing hook applies the safe fixes to the staged files only
+  # and fails the commit because it changed them; staging the fixed file commits.
+  precommit_fix_case() {
+    local id=$1 c=$WORK/consumer-$1 out rc f
+    mkdir -p "$c/kube-system" "$c/other"
+    git -C "$c" init -q -b main
+    printf 'repos:\n  - repo: file://%s\n    rev: %s\n    hooks:\n      - id: %s\n        args: [--target-version, "1.40"]\n' \
+      "$hooks" "$hook_rev" "$id" >"$c/.pre-commit-config.yaml"
+    git -C "$c" add -A
+    git -C "$c" commit -q --no-verify -m "hook config"
+    (cd "$c" && pre-commit install >/dev/null)
+    # No mode: KP101's safe fix pins iptables. other/ is not staged and must stay as it is.
+    for f in kube-system/kube-proxy.yaml other/kube-proxy.yaml; do
+      printf 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nnodePortAddresses: ["primary"]\n' >"$c/$f"
+    done
+    git -C "$c" add kube-system/kube-proxy.yaml
+    rc=0
+    out=$(cd "$c" && git commit -q -m "unpinned mode" 2>&1) || rc=$?
+    printf '%s\n' "$out" | sed 's/^/    /' | tail -8
+    if [ "$rc" != 0 ] && grep -q '^mode: iptables$' "$c/kube-system/kube-proxy.yaml" &&
+      ! grep -q 'mode:' "$c/other/kube-proxy.yaml" && printf '%s\n' "$out" | grep -q 'fixed 1 finding in 1 file'; then
+      ok "pre-commit $id: the staged file is fixed, the commit stopped for review, the other file untouched"
+    else
+      bad "pre-commit $id: want the staged file fixed (mode: iptables) and the commit stopped (exit $rc)"
+    fi
+    git -C "$c" add kube-system/kube-proxy.yaml
+    rc=0
+    out=$(cd "$c" && git commit -q -m "pinned mode" 2>&1) || rc=$?
+    if [ "$rc" = 0 ] && [ "$(git -C "$c" log -1 --format=%s)" = "pinned mode" ]; then
+      ok "pre-commit $id: the reviewed fix commits"
+    else
+      printf '%s\n' "$out"
+      bad "pre-commit $id: the fixed file's commit was blocked (exit $rc)"
+    fi
+  }
+  precommit_fix_case kube-proxy-lint-fix        # language: golang, built by pre-commit
+  precommit_fix_case kube-proxy-lint-fix-system # language: system, the binary on PATH
 else
   unavailable "pre-commit"
 fi
