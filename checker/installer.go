@@ -65,6 +65,10 @@ type Installer struct {
 	// NodePortAddresses is the installer's nodePortAddresses setting (kubespray
 	// kube_proxy_nodeport_addresses), nil when unset.
 	NodePortAddresses *InstallerSetting
+	// Patches are KubeProxyConfiguration documents that patch the configuration the
+	// installer generates (kind kubeadmConfigPatches). They belong to this kube-proxy and are
+	// not kube-proxies of their own; the one that sets the mode is also Instance.Config.
+	Patches []*Document `json:"-"`
 	// Version is the installer's own version when known (Talos "1.8"), which may decide its
 	// default mode.
 	Version string

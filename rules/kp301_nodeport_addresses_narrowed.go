@@ -133,7 +133,8 @@ func nodePortRelated(np checker.NodePort) checker.Related {
 }
 
 // kindPatchesNodePortAddresses reports whether a kind cluster sets nodePortAddresses in a
-// KubeProxyConfiguration of its kubeadmConfigPatches, which the loader does not decode.
+// KubeProxyConfiguration of its kubeadmConfigPatches: kind merges every patch, while the
+// instance's Config is only the patch that sets the mode.
 func kindPatchesNodePortAddresses(in *checker.Instance) bool {
 	if in.Installer == nil || in.Installer.Doc == nil || in.Installer.Doc.Kind != "Cluster" {
 		return false

@@ -45,6 +45,31 @@ var (
 	upstreamDefaults = []checker.ModeSince{{Since: checker.Version{Major: 1, Minor: 0}, Mode: checker.ModeIPTables}, {Since: checker.Version{Major: 1, Minor: 40}, Mode: checker.ModeNFTables}}
 )
 
+// kpcIPVSFields are the fields of a KubeProxyConfiguration's ipvs section, which installers
+// that embed one (EKS add-on values, k0s, KubeKey, kind patches) copy.
+var kpcIPVSFields = []string{"scheduler", "strictARP", "syncPeriod", "minSyncPeriod", "excludeCIDRs", "tcpTimeout", "tcpFinTimeout", "udpTimeout"}
+
+// ipvsSection reads the ipvs knobs of a KubeProxyConfiguration-shaped ipvs section at p that
+// are set to something other than their default (false, "", 0, an empty list): only those
+// make a difference, and only in ipvs mode.
+func ipvsSection(d *checker.Document, p checker.Path) []checker.InstallerSetting {
+	var out []checker.InstallerSetting
+	for _, f := range kpcIPVSFields {
+		s := yamlSetting(d, p.Append(f))
+		if s == nil || s.Placeholder {
+			continue
+		}
+		switch strings.TrimSpace(s.Value) {
+		case "false", "0", "0s", "":
+			if len(s.Values) == 0 {
+				continue
+			}
+		}
+		out = append(out, *s)
+	}
+	return out
+}
+
 // fixedDefault is an installer default that does not depend on the target version.
 func fixedDefault(mode string) []checker.ModeSince {
 	return []checker.ModeSince{{Since: checker.Version{Major: 1, Minor: 0}, Mode: mode}}

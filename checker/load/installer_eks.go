@@ -20,9 +20,6 @@ func init() {
 
 var eksModes = map[string]string{"iptables": checker.ModeIPTables, "ipvs": checker.ModeIPVS, "nftables": checker.ModeNFTables}
 
-// eksIPVSFields are the ipvs-only fields of the add-on's configuration values.
-var eksIPVSFields = []string{"scheduler", "strictARP", "syncPeriod", "minSyncPeriod", "excludeCIDRs", "tcpTimeout", "tcpFinTimeout", "udpTimeout"}
-
 func newEKSInstaller(file *checker.File) *checker.Installer {
 	return &checker.Installer{
 		Name: checker.InstallerEKS, File: file, ModeKey: "configurationValues mode",
@@ -65,29 +62,33 @@ func eksctlInstances(_ *checker.Workspace, d *checker.Document) []*checker.Insta
 }
 
 // embeddedValues decodes scalar n of d (a JSON or YAML string) as a document whose positions
-// map back to d's file.
+// map back to d's file; nil unless it is a mapping.
 func embeddedValues(d *checker.Document, n *yaml.Node, p checker.Path) *checker.Document {
+	e := embeddedDoc(d, n, p)
+	if e == nil || e.Node.Kind != yaml.MappingNode {
+		return nil
+	}
+	return e
+}
+
+// embeddedDoc decodes scalar n of d at path p as a document whose positions map back to d's
+// file, or nil when it does not decode. The document is not added to d.Embedded: it is a
+// value of an installer setting, not a document of its own.
+func embeddedDoc(d *checker.Document, n *yaml.Node, p checker.Path) *checker.Document {
 	inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentOffsets: checker.ScalarOffsets(d.File, n)}
 	inner.Lines = checker.NewLineIndex(inner.Content)
-	if len(parseFile(inner)) > 0 || len(inner.Docs) == 0 {
+	if len(parseFile(inner)) > 0 || len(inner.Docs) == 0 || inner.Docs[0].Node == nil {
 		return nil
 	}
 	e := inner.Docs[0]
 	e.Parent, e.ParentPath = d, p
-	if e.Node == nil || e.Node.Kind != yaml.MappingNode {
-		return nil
-	}
 	return e
 }
 
 // eksSettings reads the add-on configuration values document e.
 func eksSettings(ins *checker.Installer, e *checker.Document) {
 	ins.Mode = modeSetting(ins, e, checker.Path{"mode"})
-	for _, f := range eksIPVSFields {
-		if s := yamlSetting(e, checker.Path{"ipvs", f}); s != nil && !s.Placeholder && s.Value != "false" && s.Value != "" {
-			ins.IPVS = append(ins.IPVS, *s)
-		}
-	}
+	ins.IPVS = append(ins.IPVS, ipvsSection(e, checker.Path{"ipvs"})...)
 	if s := yamlSetting(e, checker.Path{"nodePortAddresses"}); s != nil && len(s.Values) > 0 {
 		ins.NodePortAddresses = s
 	}

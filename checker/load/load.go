@@ -162,8 +162,16 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 		probs = append(probs, decodeGrafanaDashboard(d)...)
 	}
 	probs = append(probs, decodeEmbeddedBlocks(d)...)
+	for _, dec := range docDecoders {
+		probs = append(probs, dec(d)...)
+	}
 	return probs
 }
+
+// docDecoders decode documents embedded in an installer's own fields (kind's
+// kubeadmConfigPatches): each source file registers its own in an init function. A decoder
+// appends what it decodes to d.Embedded, so the documents are checked like any other.
+var docDecoders []func(d *checker.Document) []checker.LoadProblem
 
 // decodeEmbedded parses ConfigMap data values that hold Kubernetes-style documents (a
 // KubeProxyConfiguration in config.conf, kubeadm's ClusterConfiguration) as documents of

@@ -231,6 +231,11 @@ func dropClaimedConfigs(ins []*checker.Instance) []*checker.Instance {
 		if in.Kind != checker.InstanceConfig && in.Config != nil {
 			claimed[in.Config] = true
 		}
+		if in.Installer != nil {
+			for _, d := range in.Installer.Patches {
+				claimed[d] = true
+			}
+		}
 	}
 	if len(claimed) == 0 {
 		return ins
