@@ -13,14 +13,17 @@ import (
 
 // decodeEmbeddedBlocks decodes a KubeProxyConfiguration written as a multi-line string
 // anywhere else than in a ConfigMap's data (decodeEmbedded handles those): cloud-init
-// write_files content, an Ansible copy task's content, a Helm values string. The document
-// lives in a virtual file mapped to the scalar's lines, so findings point into the outer
-// file, and it is an embedded document of d (Parent, ParentPath).
+// write_files content, Butane storage.files contents.inline, an Ansible copy task's content,
+// a Helm values string, Cluster API kubeadmConfigSpec.files content (which
+// preKubeadmCommands append to the kubeadm config). The document lives in a virtual file
+// mapped to the scalar's lines, so findings point into the outer file, and it is an embedded
+// document of d (Parent, ParentPath).
 func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
-	// Only documents without a kind (cloud-init, Ansible, Helm values): Kubernetes and
-	// installer objects (kind's kubeadmConfigPatches, Talos) have their own decoders, and
-	// partial patches are not configurations.
-	if d.Kind != "" || d.Node == nil || d.File.Parent != nil && !d.File.Masked ||
+	// Only documents without a kind (cloud-init, Butane, Ansible, Helm values) and Cluster
+	// API bootstrap objects: other Kubernetes and installer objects (kind's
+	// kubeadmConfigPatches, Talos) have their own decoders, and partial patches are not
+	// configurations.
+	if d.Kind != "" && !blockKinds[d.Kind] || d.Node == nil || d.File.Parent != nil && !d.File.Masked ||
 		!bytes.Contains(d.File.Content, []byte("KubeProxyConfiguration")) {
 		return nil
 	}
@@ -61,6 +64,13 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 	}
 	walk(d.Node, nil, 0)
 	return probs
+}
+
+// blockKinds are the kinds whose string fields may hold a whole KubeProxyConfiguration: Cluster
+// API's kubeadm bootstrap and control-plane objects (kubeadmConfigSpec.files[].content).
+var blockKinds = map[string]bool{
+	"KubeadmControlPlane": true, "KubeadmControlPlaneTemplate": true,
+	"KubeadmConfig": true, "KubeadmConfigTemplate": true,
 }
 
 // kpcAPIVersionRe: a complete configuration names its apiVersion; a patch often does not.
