@@ -13,6 +13,14 @@ const (
 	InstallerEKS       = "eks"
 	InstallerGardener  = "gardener"
 	InstallerAKS       = "aks"
+	InstallerKubeKey   = "kubekey"
+	InstallerK0s       = "k0s"
+	InstallerKubeOne   = "kubeone"
+	InstallerAKSEngine = "aks-engine"
+	InstallerKubeasz   = "kubeasz"
+	InstallerACK       = "ack"
+	InstallerSealos    = "sealos"
+	InstallerCAPI      = "cluster-api"
 )
 
 // Installer describes a kube-proxy that an installer or distribution configures (an

@@ -125,6 +125,9 @@ func (ws *Workspace) Replacements() []Replacement {
 		if ins.File != nil && s.Pos.IsValid() && InTemplateConditional(ins.File, s.Pos.Offset) {
 			continue
 		}
+		if s.Doc != nil && strings.HasPrefix(s.Doc.APIVersion, "kubeadm.k8s.io/") {
+			continue // a kubeadm document's switch (sealos Clusterfiles), counted above
+		}
 		r := Replacement{
 			By: ins.Name, Message: in.Label + " does not run kube-proxy (" + settingText(s) + ")",
 			Doc: s.Doc, Path: s.Path, File: s.Pos.Filename, Pos: s.Pos, End: s.End, Instance: in,

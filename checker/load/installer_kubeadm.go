@@ -22,7 +22,7 @@ func isKubeadm(d *checker.Document) bool {
 }
 
 func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Instance {
-	if d.Kind != "ClusterConfiguration" || !isKubeadm(d) || imagesOnlyConfig(d) {
+	if d.Kind != "ClusterConfiguration" || !isKubeadm(d) || imagesOnlyConfig(d) || d.Parent == nil && sealosClusterfile(d.File) != nil {
 		return nil
 	}
 	ins := &checker.Installer{

@@ -108,7 +108,7 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 			}
 		case isININame(f.Path):
 			root := path.Dir(f.Path)
-			for _, v := range iniVars(f) {
+			for _, v := range iniVars(f, kubesprayVars) {
 				add(root, v.set.Key, v)
 			}
 		}
@@ -181,9 +181,10 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 	return out
 }
 
-// iniVars reads kubespray variables from an INI inventory: "name=value" lines in [group:vars]
-// sections (rank 1 for all, 2 for other groups) and host lines with variables (rank 5).
-func iniVars(f *checker.File) []kubesprayVar {
+// iniVars reads the variables named in known from an INI inventory: "name=value" lines in
+// [group:vars] sections (rank 1 for all, 2 for other groups) and host lines with variables
+// (rank 5).
+func iniVars(f *checker.File, known map[string]bool) []kubesprayVar {
 	var out []kubesprayVar
 	section := ""
 	for l := 1; l <= f.Lines.Lines(); l++ {
@@ -212,7 +213,7 @@ func iniVars(f *checker.File) []kubesprayVar {
 			if !ok {
 				continue
 			}
-			if _, known := kubesprayVars[name]; !known {
+			if _, ok := known[name]; !ok {
 				continue
 			}
 			vs := w[0] + strings.IndexByte(t[w[0]:w[1]], '=') + 1

@@ -11,7 +11,10 @@ var talosKubeletRe = regexp.MustCompile(`/kubelet:(v?\d+\.\d+(?:\.\d+)?)`)
 
 // detectInstallerTarget offers the Kubernetes versions that installer configurations name
 // to target detection: Gardener spec.kubernetes.version, eksctl metadata.version, Talos
-// machine.kubelet.image and KubeProxyConfig image tags.
+// machine.kubelet.image and KubeProxyConfig image tags, KubeKey spec.kubernetes.version
+// (v4: kube_version), k0sctl spec.k0s.version, KubeOne versions.kubernetes, aks-engine
+// orchestratorVersion (or orchestratorRelease), the sealos Cluster's Kubernetes image tag and
+// a Cluster API topology's version.
 func detectInstallerTarget(d *checker.Document, consider func(s, what string, d *checker.Document, p checker.Path)) {
 	switch {
 	case d.Kind == "Shoot" && strings.HasPrefix(d.APIVersion, "core.gardener.cloud/"):
@@ -23,6 +26,30 @@ func detectInstallerTarget(d *checker.Document, consider func(s, what string, d 
 				p := checker.Path{"addons"}.Append(i, "version")
 				consider(d.Str(p), "EKS kube-proxy add-on version", d, p)
 			}
+		}
+	case d.Kind == "Cluster" && isKubeKey(d):
+		p := checker.Path{"spec", "kubernetes", "version"}
+		consider(d.Str(p), "KubeKey spec.kubernetes.version", d, p)
+	case d.Kind == "Config" && isKubeKey(d):
+		p := checker.Path{"spec", "kubernetes", "kube_version"}
+		consider(d.Str(p), "KubeKey spec.kubernetes.kube_version", d, p)
+	case d.Kind == "Cluster" && strings.HasPrefix(d.APIVersion, "k0sctl.k0sproject.io/"):
+		p := checker.Path{"spec", "k0s", "version"}
+		consider(d.Str(p), "k0sctl spec.k0s.version", d, p)
+	case d.Kind == "KubeOneCluster":
+		p := checker.Path{"versions", "kubernetes"}
+		consider(d.Str(p), "KubeOne versions.kubernetes", d, p)
+	case isSealosCluster(d):
+		if p, v := sealosK8sImage(d); p != nil {
+			consider(v, "sealos Kubernetes image", d, p)
+		}
+	case d.Kind == "Cluster" && strings.HasPrefix(d.APIVersion, "cluster.x-k8s.io/"):
+		p := checker.Path{"spec", "topology", "version"}
+		consider(d.Str(p), "Cluster API spec.topology.version", d, p)
+	case isAKSEngineModel(d):
+		for _, f := range []string{"orchestratorVersion", "orchestratorRelease"} {
+			p := checker.Path{"properties", "orchestratorProfile", f}
+			consider(d.Str(p), "aks-engine "+f, d, p)
 		}
 	case d.Kind == "" && d.Parent == nil && d.Has(checker.Path{"machine"}):
 		p := checker.Path{"machine", "kubelet", "image"}

@@ -13,8 +13,9 @@ import (
 
 // Terraform: the EKS kube-proxy add-on's configuration_values (aws_eks_addon resources and
 // the kube-proxy entry of terraform-aws-modules/eks cluster_addons/addons), written as
-// jsonencode({...}) or a JSON string or heredoc, and AKS kubeProxyConfig objects (azapi
-// bodies). Files are parsed with HCL's own parser; values that reference variables or
+// jsonencode({...}) or a JSON string or heredoc, AKS kubeProxyConfig objects (azapi
+// bodies), and Alibaba Cloud ACK clusters (alicloud_cs_managed_kubernetes,
+// alicloud_cs_kubernetes) with proxy_mode, whose default is iptables. Files are parsed with HCL's own parser; values that reference variables or
 // interpolate are placeholders, never findings.
 
 func init() {
@@ -25,7 +26,7 @@ func init() {
 
 func isTerraformName(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".tf") }
 
-var tfMarkers = [][]byte{[]byte("kube-proxy"), []byte("kubeProxyConfig")}
+var tfMarkers = [][]byte{[]byte("kube-proxy"), []byte("kubeProxyConfig"), []byte("alicloud_cs_")}
 
 func terraformInstances(ws *checker.Workspace) []*checker.Instance {
 	var out []*checker.Instance
@@ -33,7 +34,7 @@ func terraformInstances(ws *checker.Workspace) []*checker.Instance {
 		if f.Parent != nil || !isTerraformName(f.Path) {
 			continue
 		}
-		if !bytes.Contains(f.Content, tfMarkers[0]) && !bytes.Contains(f.Content, tfMarkers[1]) {
+		if !bytes.Contains(f.Content, tfMarkers[0]) && !bytes.Contains(f.Content, tfMarkers[1]) && !bytes.Contains(f.Content, tfMarkers[2]) {
 			continue
 		}
 		file, diags := hclsyntax.ParseConfig(f.Content, f.Path, hcl.InitialPos)
@@ -63,6 +64,10 @@ func (t *tfWalker) body(b *hclsyntax.Body) {
 		t.expr(a.Expr)
 	}
 	for _, blk := range b.Blocks {
+		if blk.Type == "resource" && len(blk.Labels) > 1 && ackResources[blk.Labels[0]] {
+			t.ack(blk)
+			continue
+		}
 		if blk.Type == "resource" && len(blk.Labels) > 0 && blk.Labels[0] == "aws_eks_addon" {
 			if a, ok := blk.Body.Attributes["addon_name"]; ok {
 				if v, ok := tfString(a.Expr); ok && v == "kube-proxy" {
@@ -223,6 +228,36 @@ func (t *tfWalker) aks(o *hclsyntax.ObjectConsExpr, anchor hcl.Range) {
 		}
 	}
 	t.out = append(t.out, newInstallerInstance(ins, "AKS kubeProxyConfig in "+t.f.Path))
+}
+
+// ackResources are the Alibaba Cloud ACK cluster resources that run kube-proxy.
+var ackResources = map[string]bool{"alicloud_cs_managed_kubernetes": true, "alicloud_cs_kubernetes": true}
+
+// ack reads proxy_mode of an ACK cluster resource.
+func (t *tfWalker) ack(blk *hclsyntax.Block) {
+	ins := &checker.Installer{
+		Name: checker.InstallerACK, File: t.f, ModeKey: "proxy_mode",
+		Modes: lowerModes, Defaults: fixedDefault(checker.ModeIPTables),
+		DefaultWhy: "ACK's default proxy_mode is iptables",
+	}
+	anchor := blk.TypeRange
+	if len(blk.LabelRanges) > 1 {
+		anchor = blk.LabelRanges[1]
+	}
+	ins.Anchor, ins.AnchorEnd = t.pos(anchor.Start), t.pos(anchor.End)
+	if a, ok := blk.Body.Attributes["proxy_mode"]; ok {
+		s := t.setting("proxy_mode", hclsyntax.ObjectConsItem{KeyExpr: &hclsyntax.LiteralValueExpr{SrcRange: a.NameRange}, ValueExpr: a.Expr})
+		s.Key = "proxy_mode"
+		if s.Value != "" || s.Placeholder {
+			s.Normalized = ins.Modes[s.Value]
+			ins.Mode = s
+		}
+	}
+	label := "ACK cluster in " + t.f.Path
+	if len(blk.Labels) > 1 {
+		label = "ACK cluster " + blk.Labels[0] + "." + blk.Labels[1]
+	}
+	t.out = append(t.out, newInstallerInstance(ins, label))
 }
 
 // setting turns an object item into a setting; values that are not literals are placeholders.
