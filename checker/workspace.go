@@ -71,6 +71,9 @@ type File struct {
 	Docs    []*Document
 	// Templated is true when the file holds template placeholders (Helm, Jinja2, ...).
 	Templated bool
+	// Reason says why the loader read the file as it did ("name ends in .yaml", "content:
+	// apiVersion apps.sealos.io/v1beta1"), for --verbose.
+	Reason string
 
 	// Parent and ParentOffsets are set for virtual files: ParentOffsets[i] is the byte offset
 	// in Parent.Content of Content[i] (one extra entry maps the end). A nil ParentOffsets

@@ -68,33 +68,78 @@ var (
 // classify decides how to read a file from its name and content. Files named on the command
 // line (explicit) are always read.
 func classify(name string, content []byte, explicit bool) fileClass {
-	if isYAMLName(name) || name == "-" || name == "<stdin>" || isYAMLTemplate(name) {
-		return classYAML
+	c, _ := classifyWhy(name, content, explicit)
+	return c
+}
+
+// classifyWhy is classify, and says why (checker.File.Reason).
+func classifyWhy(name string, content []byte, explicit bool) (fileClass, string) {
+	switch {
+	case name == "-" || name == "<stdin>":
+		return classYAML, "standard input"
+	case isYAMLName(name):
+		return classYAML, "name ends in " + strings.ToLower(filepath.Ext(name))
+	case isYAMLTemplate(name):
+		return classYAML, "YAML template by name"
 	}
 	if bytes.IndexByte(content, 0) >= 0 {
-		return classSkip
+		return classSkip, "binary"
 	}
 	if isTextFirst(name, content) {
 		// Scripts and units may hold a KubeProxyConfiguration in a heredoc: still text.
-		return classText
+		return classText, "script, unit, Dockerfile, Makefile or flag file"
 	}
 	if looksLikeKPC(content) {
-		return classYAML
+		return classYAML, "content: kind KubeProxyConfiguration"
+	}
+	if g := sniffAPIGroup(content); g != "" {
+		return classYAML, "content: apiVersion " + g
 	}
 	if strings.EqualFold(filepath.Ext(name), ".manifest") && looksLikeManifest(content) {
 		// Static Pod manifests of the kube-up scripts (cluster/gce/manifests/kube-proxy.manifest).
-		return classYAML
+		return classYAML, "name ends in .manifest; content: apiVersion or kind"
 	}
 	for _, is := range textClassifiers {
 		if is(name, content) {
-			return classText
+			return classText, "installer or command text by name and content"
 		}
 	}
 	if explicit {
 		if looksLikeManifest(content) {
-			return classYAML
+			return classYAML, "named on the command line; content: apiVersion or kind"
 		}
-		return classText
+		return classText, "named on the command line"
 	}
-	return classSkip
+	return classSkip, ""
+}
+
+// sniffLimit bounds how much of a file the content sniffer reads: the apiVersion of a
+// manifest is at its top.
+const sniffLimit = 16 << 10
+
+// sniffGroups are the API groups whose documents are read whatever the file is called
+// (kubeadm.conf, Clusterfile, kubeadm-init.v1beta3, cluster-spec): kube-proxy's, kubeadm's and
+// the installers'.
+var sniffGroups = map[string]bool{
+	"kubeproxy.config.k8s.io": true, "kubeadm.k8s.io": true, "kind.x-k8s.io": true, "kops.k8s.io": true,
+	"apps.sealos.io": true, "kubekey.kubesphere.io": true, "k0s.k0sproject.io": true, "k0sctl.k0sproject.io": true,
+	"kubeone.k8c.io": true, "cluster.x-k8s.io": true, "controlplane.cluster.x-k8s.io": true,
+	"bootstrap.cluster.x-k8s.io": true, "core.gardener.cloud": true, "eksctl.io": true,
+}
+
+var sniffRe = regexp.MustCompile(`(?m)^["']?apiVersion["']?[ \t]*:[ \t]*["']?([A-Za-z0-9.-]+)/`)
+
+// sniffAPIGroup returns the first API group among sniffGroups that a top-level apiVersion
+// line in the first sniffLimit bytes names, or "".
+func sniffAPIGroup(content []byte) string {
+	head := content[:min(len(content), sniffLimit)]
+	if !bytes.Contains(head, []byte("apiVersion")) {
+		return ""
+	}
+	for _, m := range sniffRe.FindAllSubmatch(head, -1) {
+		if g := string(m[1]); sniffGroups[g] {
+			return g
+		}
+	}
+	return ""
 }

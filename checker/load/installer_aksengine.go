@@ -12,6 +12,9 @@ func init() {
 	docInstallers = append(docInstallers, aksEngineInstances)
 }
 
+// aksEngineModes are the kubeProxyMode values aks-engine's validation accepts.
+var aksEngineModes = map[string]string{"iptables": checker.ModeIPTables, "ipvs": checker.ModeIPVS}
+
 var aksEngineConfig = checker.Path{"properties", "orchestratorProfile", "kubernetesConfig"}
 
 func isAKSEngineModel(d *checker.Document) bool {
@@ -25,7 +28,7 @@ func aksEngineInstances(_ *checker.Workspace, d *checker.Document) []*checker.In
 	kc := aksEngineConfig
 	ins := &checker.Installer{
 		Name: checker.InstallerAKSEngine, Doc: d, File: d.File.Outer(), ModeKey: "kubernetesConfig.kubeProxyMode",
-		Modes: lowerModes, Defaults: fixedDefault(checker.ModeIPTables),
+		Modes: aksEngineModes, Defaults: fixedDefault(checker.ModeIPTables),
 		DefaultWhy: "aks-engine's default kubeProxyMode is iptables",
 	}
 	docAnchor(ins, d, kc)

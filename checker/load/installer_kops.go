@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"path"
 	"strings"
 
@@ -11,36 +10,15 @@ import (
 // kops: a Cluster (kops.k8s.io/v1alpha2) with spec.kubeProxy: proxyMode, ipvsScheduler and
 // the other ipvs* fields, enabled, featureGates. kops passes flags only (no --config) and
 // defaults to iptables (nftables on RHEL 10 images). Completed specs (kops get cluster -o yaml
-// > cluster-spec, or the state store's config file) often have no extension: they are read
-// when their content names kops.k8s.io.
+// > cluster-spec, or the state store's config file) often have no extension: the content
+// sniffer (classify.go) reads them as YAML.
 
 func init() {
 	docInstallers = append(docInstallers, kopsInstances)
-	textClassifiers = append(textClassifiers, isKopsSpecText)
-	textDecoders = append(textDecoders, decodeKopsSpecText)
 }
 
 // kopsIPVSFields are the ipvs-only fields of spec.kubeProxy.
 var kopsIPVSFields = []string{"ipvsScheduler", "ipvsExcludeCidrs", "ipvsMinSyncPeriod", "ipvsSyncPeriod", "ipvsStrictARP", "ipvsTCPTimeout", "ipvsTCPFinTimeout", "ipvsUDPTimeout"}
-
-var kopsMarker = []byte("kops.k8s.io/")
-
-// isKopsSpecText claims extension-less files holding a kops spec, so that the text decoder
-// can read them as YAML.
-func isKopsSpecText(name string, content []byte) bool {
-	return path.Ext(name) == "" && bytes.Contains(content, kopsMarker) && looksLikeManifest(content)
-}
-
-func decodeKopsSpecText(f *checker.File) []checker.LoadProblem {
-	if !isKopsSpecText(f.Path, f.Content) || len(f.Docs) > 0 {
-		return nil
-	}
-	probs := parseFile(f)
-	for _, d := range f.Docs {
-		probs = append(probs, decodeDoc(d)...)
-	}
-	return probs
-}
 
 // kopsRHEL10 reports whether an InstanceGroup next to the cluster spec (same directory) runs a
 // RHEL 10 image, on which kops defaults kube-proxy to nftables.

@@ -15,7 +15,8 @@ import (
 // the kube-proxy entry of terraform-aws-modules/eks cluster_addons/addons), written as
 // jsonencode({...}) or a JSON string or heredoc, AKS kubeProxyConfig objects (azapi
 // bodies), and Alibaba Cloud ACK clusters (alicloud_cs_managed_kubernetes,
-// alicloud_cs_kubernetes) with proxy_mode, whose default is iptables. Files are parsed with HCL's own parser; values that reference variables or
+// alicloud_cs_kubernetes) with proxy_mode: the provider accepts iptables and ipvs and
+// defaults to ipvs. Files are parsed with HCL's own parser; values that reference variables or
 // interpolate are placeholders, never findings.
 
 func init() {
@@ -233,12 +234,15 @@ func (t *tfWalker) aks(o *hclsyntax.ObjectConsExpr, anchor hcl.Range) {
 // ackResources are the Alibaba Cloud ACK cluster resources that run kube-proxy.
 var ackResources = map[string]bool{"alicloud_cs_managed_kubernetes": true, "alicloud_cs_kubernetes": true}
 
+// ackModes are the proxy_mode values the provider's schema validates.
+var ackModes = map[string]string{"iptables": checker.ModeIPTables, "ipvs": checker.ModeIPVS}
+
 // ack reads proxy_mode of an ACK cluster resource.
 func (t *tfWalker) ack(blk *hclsyntax.Block) {
 	ins := &checker.Installer{
 		Name: checker.InstallerACK, File: t.f, ModeKey: "proxy_mode",
-		Modes: lowerModes, Defaults: fixedDefault(checker.ModeIPTables),
-		DefaultWhy: "ACK's default proxy_mode is iptables",
+		Modes: ackModes, Defaults: fixedDefault(checker.ModeIPVS),
+		DefaultWhy: "the alicloud provider's default proxy_mode is ipvs",
 	}
 	anchor := blk.TypeRange
 	if len(blk.LabelRanges) > 1 {

@@ -227,7 +227,9 @@ func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem
 		}
 	}
 	f := newFile(in.name, content)
-	switch classify(in.name, content, in.explicit) {
+	class, why := classifyWhy(in.name, content, in.explicit)
+	f.Reason = why
+	switch class {
 	case classYAML:
 		probs := parseFile(f)
 		for _, d := range f.Docs {
