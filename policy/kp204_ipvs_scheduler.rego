@@ -18,7 +18,7 @@
 #   name: ipvs-scheduler
 #   severity: info
 #   since: 0.1.0
-#   kinds: ["", KubeProxyConfiguration, KubeProxyConfig, Cluster, ClusterConfig, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
+#   kinds: ["", KubeProxyConfiguration, KubeProxyConfig, Cluster, ClusterConfig, KubeOneCluster, Config, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
 #   workloads: kube-proxy
 #   remediation: |
 #     Decide what the scheduler was for. For stickiness set `sessionAffinity: ClientIP` on the

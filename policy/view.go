@@ -201,7 +201,8 @@ type NodePortPort struct {
 // Replacement is a sign that kube-proxy is replaced.
 type Replacement struct {
 	// By is cilium, calico-ebpf, non-calico-nodeselector or the installer's name (kubeadm,
-	// kind, kops, k3s, rke2, talos, gardener, kubespray, aks, eks, rke1).
+	// kind, kops, k3s, rke2, talos, gardener, kubespray, aks, eks, rke1, kubekey, k0s, kubeone,
+	// aks-engine, sealos, cluster-api).
 	By      string `json:"by"`
 	Message string `json:"message"`
 	// Doc is null for installer settings in text sources (INI inventories, Terraform,

@@ -9,7 +9,8 @@ import (
 // InstallerView is the installer of an installer instance: which installer, its settings as
 // written and where they are.
 type InstallerView struct {
-	// Name is kubeadm, kind, kops, kubespray, k3s, rke2, rke1, talos, eks, gardener or aks.
+	// Name is kubeadm, kind, kops, kubespray, k3s, rke2, rke1, talos, eks, gardener, aks,
+	// kubekey, k0s, kubeone, aks-engine, kubeasz, ack, sealos or cluster-api.
 	Name string `json:"name"`
 	// Doc is the ID of the document holding the settings; empty for text sources (INI
 	// inventories, Terraform, install command lines).

@@ -64,9 +64,9 @@ func capiInstances(_ *checker.Workspace, d *checker.Document) []*checker.Instanc
 	} else {
 		ins.Mode = s
 	}
-	label := "Cluster API Cluster in " + d.File.Outer().Path
+	label := "cluster-api Cluster in " + d.File.Outer().Path
 	if d.Name != "" {
-		label = "Cluster API Cluster " + d.Name
+		label = "cluster-api Cluster " + d.Name
 	}
 	return []*checker.Instance{newInstallerInstance(ins, label)}
 }

@@ -65,7 +65,7 @@ func kubekeyInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 		}
 		ins := kubekeyV4(d, checker.Path{"kubernetes", "kube_proxy"})
 		ins.DefaultWhy = "KubeKey's role default for kube_proxy.mode is ipvs"
-		return []*checker.Instance{newInstallerInstance(ins, "KubeKey role defaults "+d.File.Path)}
+		return []*checker.Instance{newInstallerInstance(ins, "kubekey role defaults "+d.File.Path)}
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func isRoleDefaultsFile(file string) bool {
 
 func kubekeyLabel(d *checker.Document) string {
 	if d.Name != "" {
-		return "KubeKey " + d.Kind + " " + d.Name
+		return "kubekey " + d.Kind + " " + d.Name
 	}
-	return "KubeKey " + d.Kind + " in " + d.File.Outer().Path
+	return "kubekey " + d.Kind + " in " + d.File.Outer().Path
 }

@@ -47,9 +47,9 @@ func kubeoneInstances(_ *checker.Workspace, d *checker.Document) []*checker.Inst
 	if s := yamlSetting(d, kp.Append("ipvs", "strictArp")); s != nil && !s.Placeholder && s.Value == "true" {
 		ins.IPVS = append(ins.IPVS, *s)
 	}
-	label := "KubeOneCluster in " + d.File.Outer().Path
+	label := "kubeone KubeOneCluster in " + d.File.Outer().Path
 	if n := d.Str(checker.Path{"name"}); n != "" && !checker.HasPlaceholder(n) {
-		label = "KubeOneCluster " + n
+		label = "kubeone KubeOneCluster " + n
 	}
 	return []*checker.Instance{newInstallerInstance(ins, label)}
 }
