@@ -64,6 +64,7 @@ func ipvsSection(d *checker.Document, p checker.Path) []checker.InstallerSetting
 			if len(s.Values) == 0 {
 				continue
 			}
+			s.Value = "[" + strings.Join(s.Values, ", ") + "]" // for messages
 		}
 		out = append(out, *s)
 	}
