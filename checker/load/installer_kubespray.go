@@ -14,8 +14,11 @@ import (
 // (kube_proxy_mode, kube_proxy_strict_arp, kube_proxy_scheduler, kube_proxy_remove,
 // kube_proxy_nodeport_addresses). The variables of one inventory (the directory holding
 // group_vars, host_vars and the inventory file) are merged by Ansible precedence into one
-// kube-proxy. kubespray's role default for kube_proxy_mode is ipvs. Role defaults inside a
-// vendored kubespray (roles/*/defaults) are the default, not a setting, and are not read.
+// kube-proxy. kubespray's role default for kube_proxy_mode is ipvs. The kube_proxy_mode of a
+// vendored kubespray's role defaults (roles/*/defaults) is read at rank 0, Ansible's lowest
+// precedence: an inventory that does not set the mode runs it, and the finding points at its
+// line. Other role defaults (kube_proxy_scheduler: rr, ...) are not the user's settings and
+// are not read; role vars (roles/*/vars) are not inventory settings either.
 
 func init() {
 	wsInstallers = append(wsInstallers, kubesprayInstances)
@@ -78,9 +81,19 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 			m[name] = v
 		}
 	}
+	var roleDefault *kubesprayVar
 	for _, f := range ws.Files {
 		p := "/" + f.Path
 		if strings.Contains(p, "/roles/") && (strings.Contains(p, "/defaults/") || strings.Contains(p, "/vars/")) {
+			if roleDefault == nil && isRoleDefaultsFile(f.Path) && f.Format == checker.FormatYAML {
+				for _, d := range f.Docs {
+					if d.Kind == "" && d.Parent == nil {
+						if s := yamlSetting(d, checker.Path{"kube_proxy_mode"}); s != nil && s.Value != "" {
+							roleDefault = &kubesprayVar{rank: 0, file: f.Path, set: s}
+						}
+					}
+				}
+			}
 			continue
 		}
 		switch {
@@ -110,6 +123,17 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 			root := path.Dir(f.Path)
 			for _, v := range iniVars(f, kubesprayVars) {
 				add(root, v.set.Key, v)
+			}
+		}
+	}
+	if roleDefault != nil {
+		if len(vars) == 0 {
+			// A vendored kubespray and no inventory variables: its default is what runs.
+			vars[path.Dir(roleDefault.file)] = map[string]kubesprayVar{"kube_proxy_mode": *roleDefault}
+		}
+		for _, m := range vars {
+			if _, ok := m["kube_proxy_mode"]; !ok {
+				m["kube_proxy_mode"] = *roleDefault
 			}
 		}
 	}
