@@ -46,6 +46,12 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 			found = append(found, in)
 		} else {
 			env := textEnv(d, f, s)
+			if d == shell.DialectUnit {
+				// EnvironmentFile= settings override Environment= ones.
+				for name, w := range unitEnvFiles(ws, f) {
+					env[name] = w
+				}
+			}
 			for i := range s.Commands {
 				c := &s.Commands[i]
 				p := c.Program()
@@ -61,7 +67,7 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 					Windows: strings.HasSuffix(strings.ToLower(prog.Text), ".exe"),
 				}
 				var unknown bool
-				in.Flags, unknown = textFlags(f, expandEnv(c.Words[p+1:], env), false)
+				in.Flags, unknown = envFlags(f, expandEnv(c.Words[p+1:], env))
 				if unknown && in.Flag("config") == nil && in.Flag("proxy-mode") == nil {
 					// "kube-proxy $KUBE_PROXY_ARGS": the flags that decide the mode are not
 					// in the file, so nothing can be said about its defaults.
@@ -254,11 +260,11 @@ func dropClaimedConfigs(ins []*checker.Instance) []*checker.Instance {
 // assignments (NAME=value, export NAME=value) and systemd Environment= lines. The last
 // assignment wins; the words keep their positions, so flags found through a variable point
 // at the assignment.
-func textEnv(d shell.Dialect, f *checker.File, s *shell.Script) map[string]shell.Word {
-	env := map[string]shell.Word{}
+func textEnv(d shell.Dialect, f *checker.File, s *shell.Script) map[string]envWord {
+	env := map[string]envWord{}
 	add := func(w shell.Word) {
 		if name, _, ok := strings.Cut(w.Text, "="); ok && shell.IsAssignment(w.Text) {
-			env[name] = w
+			env[name] = envWord{w: w, f: f}
 		}
 	}
 	switch d {
@@ -303,13 +309,17 @@ func textEnv(d shell.Dialect, f *checker.File, s *shell.Script) map[string]shell
 	return env
 }
 
+// envWord is a word and the file it is in: a variable's value may come from another file
+// (an EnvironmentFile= of a unit).
+type envWord struct {
+	w shell.Word
+	f *checker.File
+}
+
 // expandEnv replaces unquoted $NAME and ${NAME} words by the words of NAME's value, when the
-// file assigns it; other words stay.
-func expandEnv(words []shell.Word, env map[string]shell.Word) []shell.Word {
-	if len(env) == 0 {
-		return words
-	}
-	var out []shell.Word
+// file or its environment files assign it; other words stay, in f.
+func expandEnv(words []shell.Word, env map[string]envWord) []envWord {
+	var out []envWord
 	for _, w := range words {
 		name := ""
 		if !w.Quoted && strings.HasPrefix(w.Text, "${") && strings.HasSuffix(w.Text, "}") {
@@ -318,10 +328,32 @@ func expandEnv(words []shell.Word, env map[string]shell.Word) []shell.Word {
 			name = w.Text[1:]
 		}
 		if a, ok := env[name]; ok && name != "" && shell.IsAssignment(name+"=") {
-			out = append(out, shell.SplitValue(a)...)
+			for _, x := range shell.SplitValue(a.w) {
+				out = append(out, envWord{w: x, f: a.f})
+			}
 			continue
 		}
-		out = append(out, w)
+		out = append(out, envWord{w: w})
 	}
 	return out
+}
+
+// envFlags parses flags from expanded words, each run of words with the positions of the file
+// it comes from (f for the command line's own words).
+func envFlags(f *checker.File, words []envWord) (flags []checker.Flag, unknown bool) {
+	for i := 0; i < len(words); {
+		src := words[i].f
+		j := i
+		var run []shell.Word
+		for ; j < len(words) && words[j].f == src; j++ {
+			run = append(run, words[j].w)
+		}
+		if src == nil {
+			src = f
+		}
+		fl, u := textFlags(src, run, false)
+		flags, unknown = append(flags, fl...), unknown || u
+		i = j
+	}
+	return flags, unknown
 }
