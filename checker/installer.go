@@ -21,6 +21,9 @@ const (
 	InstallerACK       = "ack"
 	InstallerSealos    = "sealos"
 	InstallerCAPI      = "cluster-api"
+	// InstallerScript is a script that switches a running cluster's kube-proxy mode (sed on
+	// the kube-proxy ConfigMap, kubectl patch).
+	InstallerScript = "script"
 )
 
 // Installer describes a kube-proxy that an installer or distribution configures (an
