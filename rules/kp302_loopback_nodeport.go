@@ -36,7 +36,9 @@ including through the default mode change in 1.40.
 The rule looks at hostNetwork Pods and workloads (command, args, env, exec probes and hooks),
 container images and ` + "`httpGet`" + `/` + "`tcpSocket`" + ` probes and hooks with a loopback ` + "`host`" + ` in any Pod (the
 node pulls the image and the kubelet probes from the host network), shell scripts, systemd units,
-containerd ` + "`hosts.toml`" + `/` + "`config.toml`" + ` and standalone Prometheus scrape configs. A port that is
+containerd ` + "`hosts.toml`" + `/` + "`config.toml`" + ` (and registry host tables of that shape under any name,
+also written by cloud-init, Butane or Ansible), the ` + "`localRegistryHosting.v1`" + ` ConfigMap that advertises
+a node-local registry (KEP-1755) and standalone Prometheus scrape configs. A port that is
 the ` + "`nodePort`" + ` of a Service in the same cluster scope is reported with that Service as a related
 location; a port that is only inside the NodePort range (30000-32767, or the API server's
 ` + "`--service-node-port-range`" + `) is reported with a message that says so.
@@ -77,6 +79,7 @@ func runKP302(p *checker.Pass) error {
 	uses := kp302PodUses(p.Workspace)
 	uses = append(uses, kp302TextUses(p.Workspace)...)
 	uses = append(uses, kp302ScrapeUses(p.Workspace)...)
+	uses = append(uses, kp302RegistryUses(p.Workspace)...)
 	if len(uses) == 0 {
 		return nil
 	}
@@ -324,6 +327,103 @@ func kp302ProbeUse(d *checker.Document, c *yaml.Node, cpath, h checker.Path) (kp
 	kind := h[len(h)-1]
 	what := fmt.Sprintf("%s %s to %s port %d", strings.Join(h[:len(h)-1], "."), kind, host.Value, pn)
 	return kp302Use{pos: d.NodePos(host), end: d.NodeEnd(host), obj: d.Ref(), path: cpath.Append(h, "host"), what: what, port: pn, ipv6: v6}, true
+}
+
+// kp302RegistryUses finds node-local registries in YAML: the LocalRegistryHosting ConfigMap
+// (KEP-1755; data localRegistryHosting.v1, whose hostFromContainerRuntime, or else host, is
+// what the nodes' container runtime pulls from) and containerd hosts.toml text written by
+// cloud-init, Butane or Ansible (a multi-line string with [host."..."] tables).
+func kp302RegistryUses(ws *checker.Workspace) []kp302Use {
+	var out []kp302Use
+	for _, d := range ws.Docs {
+		file := d.File.Outer().Path
+		switch {
+		case d.Kind == "ConfigMap":
+			p := checker.Path{"data", "localRegistryHosting.v1"}
+			_, n := d.Lookup(p)
+			if n == nil || n.Kind != yaml.ScalarNode || !mayHoldLoopback(n.Value) {
+				continue
+			}
+			key := "host"
+			if strings.Contains(n.Value, "hostFromContainerRuntime") {
+				key = "hostFromContainerRuntime"
+			}
+			for _, l := range scalarLines(n.Value) {
+				off, line := l.off, l.text
+				k, v, ok := strings.Cut(line, ":")
+				if !ok || strings.TrimSpace(k) != key {
+					continue
+				}
+				base := off + len(k) + 1
+				v = v[:codePart(v, textTOML)] // a YAML comment
+				for _, r := range findLoopbackRefs(v) {
+					pos, end := d.SubPos(n, base+r.From, base+r.To)
+					out = append(out, kp302Use{file: file, pos: pos, end: end, obj: d.Ref(), path: p, port: r.Port, ipv6: r.IPv6,
+						what: v[r.From:r.To] + " (the local registry that localRegistryHosting.v1 " + key + " advertises)", text: key == "host"})
+				}
+			}
+		case d.Kind == "" && d.Node != nil && bytes.Contains(d.File.Content, []byte("[host.")):
+			walkScalars(d.Node, nil, 0, func(n *yaml.Node, p checker.Path) {
+				if !hostsTOMLRe.MatchString(n.Value) || !mayHoldLoopback(n.Value) {
+					return
+				}
+				for _, l := range scalarLines(n.Value) {
+					off, line := l.off, l.text
+					code := line[:codePart(line, textTOML)]
+					for _, r := range findLoopbackRefs(code) {
+						pos, end := d.SubPos(n, off+r.From, off+r.To)
+						out = append(out, kp302Use{file: file, pos: pos, end: end, obj: d.Ref(), path: p, port: r.Port, ipv6: r.IPv6,
+							what: code[r.From:r.To] + " (a containerd registry host written by " + file + ")"})
+					}
+				}
+			})
+		}
+	}
+	return out
+}
+
+// scalarLines returns the lines of s, indexed by their byte offset in s.
+func scalarLines(s string) []struct {
+	off  int
+	text string
+} {
+	var out []struct {
+		off  int
+		text string
+	}
+	for off := 0; off < len(s); {
+		end := strings.IndexByte(s[off:], '\n')
+		if end < 0 {
+			end = len(s) - off
+		}
+		out = append(out, struct {
+			off  int
+			text string
+		}{off, s[off : off+end]})
+		off += end + 1
+	}
+	return out
+}
+
+// walkScalars calls fn for every multi-line string scalar under n.
+func walkScalars(n *yaml.Node, p checker.Path, depth int, fn func(*yaml.Node, checker.Path)) {
+	if n == nil || depth > 64 {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			walkScalars(n.Content[i+1], p.Append(n.Content[i].Value), depth+1, fn)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			walkScalars(c, p.Append(i), depth+1, fn)
+		}
+	case yaml.ScalarNode:
+		if strings.Contains(n.Value, "\n") {
+			fn(n, p)
+		}
+	}
 }
 
 // mayHoldLoopback is a cheap pre-check before the scan.

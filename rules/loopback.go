@@ -2,6 +2,7 @@ package rules
 
 import (
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -164,6 +165,10 @@ const (
 	textTOML
 )
 
+// hostsTOMLRe finds a [host."URL"] table: a containerd registry hosts.toml, whatever the
+// file is called.
+var hostsTOMLRe = regexp.MustCompile(`(?m)^[ \t]*\[host\.["']`)
+
 // templateSuffixes are stripped before judging a file by its name ("kubelet.service.j2").
 var templateSuffixes = []string{".j2", ".jinja", ".jinja2", ".tmpl", ".tpl", ".erb", ".gotmpl", ".template"}
 
@@ -183,7 +188,7 @@ func loopbackTextKind(name string, content []byte) textKind {
 		return textUnit
 	case strings.HasSuffix(base, ".conf") && strings.Contains(name, ".service.d/"):
 		return textUnit
-	case strings.HasSuffix(base, ".toml") || base == "registries.conf":
+	case strings.HasSuffix(base, ".toml") || base == "registries.conf" || hostsTOMLRe.Match(content):
 		return textTOML
 	}
 	if len(content) > 2 && content[0] == '#' && content[1] == '!' {

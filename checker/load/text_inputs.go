@@ -1,7 +1,9 @@
 package load
 
 import (
+	"bytes"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
@@ -36,7 +38,7 @@ func wantTextName(name string) bool {
 	case ".sh", ".bash", ".ksh", ".zsh", ".service", ".mk", ".dockerfile", ".containerfile", ".flags", ".args", ".conf", "":
 		return true
 	case ".toml":
-		return base == "hosts.toml" || base == "config.toml"
+		return true
 	case ".txt", ".env", ".opts", ".cfg":
 		return strings.Contains(base, "kube-proxy") || strings.Contains(base, "kubeproxy") || strings.Contains(base, "kube_proxy")
 	}
@@ -50,14 +52,23 @@ func isCommandFile(name string, content []byte) bool {
 }
 
 // isContainerdConfig: containerd's registry hosts.toml and config.toml (KP302 reads them for
-// localhost NodePort mirrors).
-func isContainerdConfig(name string, _ []byte) bool {
+// localhost NodePort mirrors), and files of any name shaped like a hosts.toml (a server line
+// and [host."..."] tables).
+func isContainerdConfig(name string, content []byte) bool {
 	n := strings.ReplaceAll(name, `\`, "/")
 	base := path.Base(n)
-	if base == "hosts.toml" {
+	if base == "hosts.toml" || isHostsTOML(content) {
 		return true
 	}
 	return base == "config.toml" && strings.Contains(n, "containerd")
+}
+
+var hostsTOMLRe = regexp.MustCompile(`(?m)^[ \t]*\[host\.["']`)
+
+// isHostsTOML reports whether content is shaped like a containerd registry hosts.toml: a
+// [host."URL"] table.
+func isHostsTOML(content []byte) bool {
+	return bytes.Contains(content, []byte("[host.")) && hostsTOMLRe.Match(content)
 }
 
 // isYAMLTemplateName: "kube-proxy.yaml.j2", "values.yaml.gotmpl".
