@@ -83,8 +83,79 @@ func TestInstallerInstances(t *testing.T) {
 			want:  []string{"kubespray mode=ipvs/installer@inventory/prod/hosts.yaml:10:26 ipvs=kube_proxy_strict_arp@inventory/prod/hosts.yaml:11:9"},
 		},
 		{
-			name:  "kubespray role defaults are not settings",
-			files: map[string]string{"roles/kubernetes/node/defaults/main.yml": "kube_proxy_mode: ipvs\n"},
+			name:  "kubespray role default alone: the lowest precedence is what runs",
+			files: map[string]string{"roles/kubernetes/node/defaults/main.yml": "kube_proxy_mode: ipvs\nkube_proxy_scheduler: rr\n"},
+			want:  []string{"kubespray mode=ipvs/installer@roles/kubernetes/node/defaults/main.yml:1:18"},
+		},
+		{
+			name: "kubespray role default under an inventory without the mode; role vars are not read",
+			files: map[string]string{
+				"roles/kubespray_defaults/defaults/main/main.yml": "kube_proxy_mode: ipvs\n",
+				"roles/kubespray_defaults/vars/main.yml":          "kube_proxy_mode: iptables\n",
+				"inventory/a/group_vars/all.yml":                  "kube_proxy_strict_arp: true\n",
+				"inventory/b/group_vars/all.yml":                  "kube_proxy_mode: nftables\n",
+			},
+			want: []string{
+				"kubespray mode=ipvs/installer@roles/kubespray_defaults/defaults/main/main.yml:1:18 ipvs=kube_proxy_strict_arp@inventory/a/group_vars/all.yml:1:1",
+				"kubespray mode=nftables/installer@inventory/b/group_vars/all.yml:1:18",
+			},
+		},
+		{
+			name: "kind patches: the last patch that sets mode, JSON 6902 over both",
+			files: map[string]string{
+				"kind.yaml":  "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnetworking:\n  kubeProxyMode: iptables\nkubeadmConfigPatches:\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: nftables\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: ipvs\n",
+				"kind2.yaml": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: ipvs\nkubeadmConfigPatchesJSON6902:\n- kind: KubeProxyConfiguration\n  patch: |\n    - op: replace\n      path: /mode\n      value: nftables\n",
+			},
+			want: []string{"kind mode=ipvs/config@kind.yaml:13:3", "kind mode=nftables/installer@kind2.yaml:13:14"},
+		},
+		{
+			name: "kubekey v1alpha2, v4 Config over role defaults",
+			files: map[string]string{
+				"config-sample.yaml": "apiVersion: kubekey.kubesphere.io/v1alpha2\nkind: Cluster\nspec:\n  kubernetes:\n    disableKubeProxy: false\n    kubeProxyConfiguration:\n      ipvs:\n        strictARP: true\n",
+				"kk/roles/defaults/defaults/main/k8s.yaml": "kubernetes:\n  kube_proxy:\n    mode: ipvs\n",
+				"kk/config.yaml": "apiVersion: kubekey.kubesphere.io/v1\nkind: Config\nspec:\n  kubernetes:\n    kube_proxy:\n      mode: iptables\n",
+			},
+			want: []string{"kubekey mode=ipvs/installer default ipvs=strictARP@config-sample.yaml:8:9", "kubekey mode=iptables/installer@kk/config.yaml:6:13"},
+		},
+		{
+			name:  "k0sctl",
+			files: map[string]string{"k0sctl.yaml": "apiVersion: k0sctl.k0sproject.io/v1beta1\nkind: Cluster\nspec:\n  k0s:\n    config:\n      spec:\n        network:\n          kubeProxy:\n            disabled: true\n            mode: ipvs\n"},
+			want:  []string{"k0s mode=ipvs/installer@k0sctl.yaml:10:19 disabled=true@k0sctl.yaml:9:13"},
+		},
+		{
+			name:  "kubeone: the section present selects the mode",
+			files: map[string]string{"kubeone.yaml": "apiVersion: kubeone.k8c.io/v1beta2\nkind: KubeOneCluster\nclusterNetwork:\n  kubeProxy:\n    iptables: {}\n---\napiVersion: kubeone.k8c.io/v1beta2\nkind: KubeOneCluster\nclusterNetwork:\n  kubeProxy:\n    ipvs:\n"},
+			want:  []string{"kubeone mode=iptables/installer@kubeone.yaml:5:5", "kubeone mode=nftables/installer default"},
+		},
+		{
+			name:  "aks-engine addon disabled",
+			files: map[string]string{"api.json": "{\"apiVersion\": \"vlabs\", \"properties\": {\"orchestratorProfile\": {\"kubernetesConfig\": {\"kubeProxyMode\": \"ipvs\", \"addons\": [{\"name\": \"kube-proxy\", \"enabled\": false}]}}}}\n"},
+			want:  []string{"aks-engine mode=ipvs/installer@api.json:1:103 disabled=false@api.json:1:144"},
+		},
+		{
+			name:  "kubeasz inventory",
+			files: map[string]string{"clusters/k8s-01/hosts": "[kube_master]\n10.0.0.1\n\n[all:vars]\n#PROXY_MODE=\"iptables\"\nPROXY_MODE=\"ipvs\"\n"},
+			want:  []string{"kubeasz mode=ipvs/installer@clusters/k8s-01/hosts:6:13"},
+		},
+		{
+			name:  "ack terraform",
+			files: map[string]string{"main.tf": "resource \"alicloud_cs_managed_kubernetes\" \"a\" {\n  proxy_mode = \"iptables\"\n}\nresource \"alicloud_cs_managed_kubernetes\" \"b\" {\n}\n"},
+			want:  []string{"ack mode=iptables/installer@main.tf:2:17", "ack mode=ipvs/installer default"},
+		},
+		{
+			name:  "sealos Clusterfile: one instance, not a kubeadm one",
+			files: map[string]string{"Clusterfile": "apiVersion: apps.sealos.io/v1beta1\nkind: Cluster\nspec:\n  image: [labring/kubernetes:v1.29.9]\n---\napiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\n"},
+			want:  []string{"sealos mode=ipvs/installer default"},
+		},
+		{
+			name:  "cluster-api topology variable",
+			files: map[string]string{"cluster.yaml": "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nspec:\n  topology:\n    variables:\n    - name: kubeProxyMode\n      value: ipvs\n---\napiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nspec:\n  topology:\n    variables:\n    - name: other\n      value: 3\n"},
+			want:  []string{"cluster-api mode=ipvs/installer@cluster.yaml:7:14"},
+		},
+		{
+			name:  "scripted switch",
+			files: map[string]string{"switch.sh": "#!/bin/sh\nkubectl get cm kube-proxy -n kube-system -o yaml | sed 's/mode: \"\"/mode: \"ipvs\"/' | kubectl apply -f -\n"},
+			want:  []string{"script mode=ipvs/installer@switch.sh:2:75"},
 		},
 		{
 			name:  "kubespray cilium replacement",
@@ -188,6 +259,12 @@ func TestInstallerTargets(t *testing.T) {
 		{"shoot.yaml", "apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nspec:\n  kubernetes:\n    version: 1.38.2\n", "1.38 Gardener spec.kubernetes.version at shoot.yaml:5:14"},
 		{"eks.yaml", "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  version: \"1.37\"\naddons:\n- name: kube-proxy\n  version: v1.39.0-eksbuild.2\n", "1.39 EKS kube-proxy add-on version at eks.yaml:7:12"},
 		{"cp.yaml", "version: v1alpha1\nmachine:\n  kubelet:\n    image: ghcr.io/siderolabs/kubelet:v1.36.1\ncluster:\n  proxy:\n    image: registry.k8s.io/kube-proxy:v1.35.0\n", "1.36 Talos kubelet image at cp.yaml:4:12"},
+		{"kk.yaml", "apiVersion: kubekey.kubesphere.io/v1alpha2\nkind: Cluster\nspec:\n  kubernetes:\n    version: v1.33.1\n", "1.33 KubeKey spec.kubernetes.version at kk.yaml:5:14"},
+		{"k0sctl.yaml", "apiVersion: k0sctl.k0sproject.io/v1beta1\nkind: Cluster\nspec:\n  k0s:\n    version: v1.34.1+k0s.0\n", "1.34 k0sctl spec.k0s.version at k0sctl.yaml:5:14"},
+		{"kubeone.yaml", "apiVersion: kubeone.k8c.io/v1beta2\nkind: KubeOneCluster\nversions:\n  kubernetes: \"1.32.4\"\n", "1.32 KubeOne versions.kubernetes at kubeone.yaml:4:15"},
+		{"Clusterfile", "apiVersion: apps.sealos.io/v1beta1\nkind: Cluster\nspec:\n  image:\n  - labring/helm:v3.8.2\n  - labring/kubernetes:v1.25.0\n", "1.25 sealos Kubernetes image at Clusterfile:6:5"},
+		{"api.json", "{\"properties\": {\"orchestratorProfile\": {\"orchestratorRelease\": \"1.24\"}}}\n", "1.24 aks-engine orchestratorRelease at api.json:1:64"},
+		{"capi.yaml", "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nspec:\n  topology:\n    version: v1.31.2\n", "1.31 Cluster API spec.topology.version at capi.yaml:5:14"},
 	} {
 		ws := load.Files(map[string][]byte{c.name: []byte(c.content)}, nil)
 		if got := ws.Target.Version.String() + " " + ws.Target.Source; got != c.want {
