@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
 )
 
 // fileClass is how a file is read.
@@ -45,7 +46,7 @@ func maybeConfigName(name string) bool {
 // wantName reports, from the name alone, whether the walker reads a file: the cheap first
 // filter that keeps the walk from opening every file of a large tree.
 func wantName(name string) bool {
-	if isYAMLName(name) || maybeConfigName(name) {
+	if isYAMLName(name) || maybeConfigName(name) || sniffName(name) {
 		return true
 	}
 	for _, want := range nameFilters {
@@ -54,6 +55,17 @@ func wantName(name string) bool {
 		}
 	}
 	return false
+}
+
+// sniffName: files whose content decides what they are, read for the content sniffer
+// (classifyWhy): Ansible playbooks (*.ansible), templates of any kind (*.tpl, *.j2, ...) and
+// files named after kubeadm or kube-proxy whatever their extension (kubeadm-init.v1beta3).
+func sniffName(name string) bool {
+	base := strings.ToLower(filepath.Base(name))
+	if strings.HasSuffix(base, ".ansible") || shell.StripTemplateExt(base) != base {
+		return true
+	}
+	return strings.Contains(base, "kubeadm") || strings.Contains(base, "kube-proxy") || strings.Contains(base, "kubeproxy")
 }
 
 // nameFilters and textClassifiers extend wantName and classify for more inputs (scripts,
@@ -81,6 +93,8 @@ func classifyWhy(name string, content []byte, explicit bool) (fileClass, string)
 		return classYAML, "name ends in " + strings.ToLower(filepath.Ext(name))
 	case isYAMLTemplate(name):
 		return classYAML, "YAML template by name"
+	case strings.HasSuffix(strings.ToLower(name), ".ansible"):
+		return classYAML, "name ends in .ansible (a playbook)"
 	}
 	if bytes.IndexByte(content, 0) >= 0 {
 		return classSkip, "binary"

@@ -36,6 +36,34 @@ func TestClassifyText(t *testing.T) {
 	}
 }
 
+func TestClassifyByContent(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		content string
+		want    fileClass
+		why     string
+	}{
+		{"Clusterfile", "apiVersion: apps.sealos.io/v1beta1\nkind: Cluster\n", classYAML, "content: apiVersion apps.sealos.io"},
+		{"kubeadm.conf", "# init\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n", classYAML, "content: apiVersion kubeadm.k8s.io"},
+		{"templates/kubeadm-init.v1beta3", "apiVersion: kubeadm.k8s.io/v1beta3\nkind: InitConfiguration\n", classYAML, "content: apiVersion kubeadm.k8s.io"},
+		{"kubeadm.conf.j2", "apiVersion: kubeadm.k8s.io/{{ v }}\nkind: ClusterConfiguration\n", classYAML, "content: apiVersion kubeadm.k8s.io"},
+		{"cluster-spec", "apiVersion: kops.k8s.io/v1alpha2\nkind: Cluster\n", classYAML, "content: apiVersion kops.k8s.io"},
+		{"site.ansible", "- hosts: all\n", classYAML, "name ends in .ansible"},
+		{"registry-mirror.conf", "server = \"https://docker.io\"\n[host.\"http://localhost:30555\"]\n", classText, ""},
+		{"etc/kubernetes/proxy", "KUBE_PROXY_ARGS=\"--proxy-mode=ipvs\"\n", classText, ""},
+		{"README", "apiVersion: apps/v1 is the group of a DaemonSet\n", classSkip, ""},
+		{"notes.conf", "  apiVersion: kubeadm.k8s.io/v1beta4 (indented: not a document)\n", classSkip, ""},
+	} {
+		got, why := classifyWhy(tc.name, []byte(tc.content), false)
+		if got != tc.want || !strings.HasPrefix(why, tc.why) {
+			t.Errorf("classifyWhy(%s) = %v %q, want %v %q", tc.name, got, why, tc.want, tc.why)
+		}
+		if tc.want != classSkip && !wantName(tc.name) {
+			t.Errorf("wantName(%s) = false", tc.name)
+		}
+	}
+}
+
 // at returns the position of the n-th (0-based) occurrence of sub in src.
 func at(t *testing.T, src, sub string, n int) (line, col int) {
 	t.Helper()

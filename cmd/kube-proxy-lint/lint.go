@@ -36,6 +36,7 @@ type lintFlags struct {
 	includeTestdata bool
 	git             gitFlags
 	quiet           bool
+	verbose         bool
 	debug           bool
 	version         bool
 	help            bool
@@ -74,6 +75,7 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.StringArrayVar(&f.nodes, "nodes", nil, nodesFlagUsage)
 	f.git.register(fs)
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notices about skipped files to stderr")
+	fs.BoolVar(&f.verbose, "verbose", false, "print to stderr each file read, as YAML or text, and why (its name or its content)")
 	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
@@ -140,6 +142,7 @@ type lintConfig struct {
 	stdinName string
 	maxSize   int64
 	quiet     bool
+	verbose   bool
 	git       gitFlags
 	debug     bool
 	// includeTestdata: --include-testdata or the config file's include-testdata.
@@ -183,7 +186,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
 func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
-	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, git: f.git, includeTestdata: f.includeTestdata, nodes: f.nodes}
+	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, verbose: f.verbose, git: f.git, includeTestdata: f.includeTestdata, nodes: f.nodes}
 	if err := f.git.validate(args); err != nil {
 		return nil, err
 	}
@@ -269,6 +272,15 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 			if !p.Manifest {
 				fmt.Fprintf(c.stderr, "%s: notice: %s: %s\n", progName, p.Pos, p.Message)
 			}
+		}
+	}
+	if cfg.verbose {
+		for _, f := range ws.Files {
+			as := "text"
+			if f.Format == checker.FormatYAML {
+				as = "YAML"
+			}
+			fmt.Fprintf(c.stderr, "%s: read %s as %s: %s\n", progName, printable(f.Path), as, f.Reason)
 		}
 	}
 	changes, err := c.changeSet(ctx, cfg, root)
@@ -384,4 +396,14 @@ func sourceFunc(ws *checker.Workspace) func(string) []byte {
 		}
 	}
 	return func(name string) []byte { return files[name] }
+}
+
+// printable replaces control characters of a file name, which could drive the terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }
