@@ -227,6 +227,10 @@ func (in *Instance) installerMode(target Version) Setting {
 		}
 		return Setting{Value: v, Origin: OriginInstaller, Doc: s.Doc, Path: s.Path, Installer: s}
 	}
+	if ins.Doc != nil && ins.Doc.Open {
+		// A whole-body placeholder in the installer's document may set the mode.
+		return Setting{Origin: OriginUnknown, Doc: ins.Doc}
+	}
 	return Setting{Value: ins.DefaultMode(target), Origin: OriginInstallerDefault}
 }
 

@@ -11,10 +11,9 @@ var talosKubeletRe = regexp.MustCompile(`/kubelet:(v?\d+\.\d+(?:\.\d+)?)`)
 
 // detectInstallerTarget offers the Kubernetes versions that installer configurations name
 // to target detection: Gardener spec.kubernetes.version, eksctl metadata.version, Talos
-// machine.kubelet.image and KubeProxyConfig image tags, KubeKey spec.kubernetes.version
-// (v4: kube_version), k0sctl spec.k0s.version, KubeOne versions.kubernetes, aks-engine
-// orchestratorVersion (or orchestratorRelease), the sealos Cluster's Kubernetes image tag and
-// a Cluster API topology's version.
+// machine.kubelet.image and KubeProxyConfig image tags, KubeKey v4 spec.kubernetes.kube_version,
+// aks-engine orchestratorVersion (or orchestratorRelease) and a Cluster API topology's
+// version. (KubeKey v1alpha2, k0sctl, KubeOne and sealos versions are read in target.go.)
 func detectInstallerTarget(d *checker.Document, consider func(s, what string, d *checker.Document, p checker.Path)) {
 	switch {
 	case d.Kind == "Shoot" && strings.HasPrefix(d.APIVersion, "core.gardener.cloud/"):
@@ -27,22 +26,9 @@ func detectInstallerTarget(d *checker.Document, consider func(s, what string, d 
 				consider(d.Str(p), "EKS kube-proxy add-on version", d, p)
 			}
 		}
-	case d.Kind == "Cluster" && isKubeKey(d):
-		p := checker.Path{"spec", "kubernetes", "version"}
-		consider(d.Str(p), "KubeKey spec.kubernetes.version", d, p)
 	case d.Kind == "Config" && isKubeKey(d):
 		p := checker.Path{"spec", "kubernetes", "kube_version"}
 		consider(d.Str(p), "KubeKey spec.kubernetes.kube_version", d, p)
-	case d.Kind == "Cluster" && strings.HasPrefix(d.APIVersion, "k0sctl.k0sproject.io/"):
-		p := checker.Path{"spec", "k0s", "version"}
-		consider(d.Str(p), "k0sctl spec.k0s.version", d, p)
-	case d.Kind == "KubeOneCluster":
-		p := checker.Path{"versions", "kubernetes"}
-		consider(d.Str(p), "KubeOne versions.kubernetes", d, p)
-	case isSealosCluster(d):
-		if p, v := sealosK8sImage(d); p != nil {
-			consider(v, "sealos Kubernetes image", d, p)
-		}
 	case d.Kind == "Cluster" && strings.HasPrefix(d.APIVersion, "cluster.x-k8s.io/"):
 		p := checker.Path{"spec", "topology", "version"}
 		consider(d.Str(p), "Cluster API spec.topology.version", d, p)

@@ -262,7 +262,7 @@ func TestInstallerTargets(t *testing.T) {
 		{"kk.yaml", "apiVersion: kubekey.kubesphere.io/v1alpha2\nkind: Cluster\nspec:\n  kubernetes:\n    version: v1.33.1\n", "1.33 KubeKey spec.kubernetes.version at kk.yaml:5:14"},
 		{"k0sctl.yaml", "apiVersion: k0sctl.k0sproject.io/v1beta1\nkind: Cluster\nspec:\n  k0s:\n    version: v1.34.1+k0s.0\n", "1.34 k0sctl spec.k0s.version at k0sctl.yaml:5:14"},
 		{"kubeone.yaml", "apiVersion: kubeone.k8c.io/v1beta2\nkind: KubeOneCluster\nversions:\n  kubernetes: \"1.32.4\"\n", "1.32 KubeOne versions.kubernetes at kubeone.yaml:4:15"},
-		{"Clusterfile", "apiVersion: apps.sealos.io/v1beta1\nkind: Cluster\nspec:\n  image:\n  - labring/helm:v3.8.2\n  - labring/kubernetes:v1.25.0\n", "1.25 sealos Kubernetes image at Clusterfile:6:5"},
+		{"Clusterfile", "apiVersion: apps.sealos.io/v1beta1\nkind: Cluster\nspec:\n  image:\n  - labring/helm:v3.8.2\n  - labring/kubernetes:v1.25.0\n", "1.25 sealos Cluster image at Clusterfile:6:5"},
 		{"api.json", "{\"properties\": {\"orchestratorProfile\": {\"orchestratorRelease\": \"1.24\"}}}\n", "1.24 aks-engine orchestratorRelease at api.json:1:64"},
 		{"capi.yaml", "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nspec:\n  topology:\n    version: v1.31.2\n", "1.31 Cluster API spec.topology.version at capi.yaml:5:14"},
 	} {

@@ -25,7 +25,6 @@ func decodeTemplated(f *checker.File) (docs []*checker.Document, probs []checker
 	v := &checker.File{Path: f.Path, Content: m.Content, Lines: checker.NewLineIndex(m.Content), Format: checker.FormatYAML,
 		Templated: true, Parent: f, ParentOffsets: m.Offsets, Masked: true}
 	docs, all := decodeStream(v)
-	v.Docs = docs // so that a document finds its siblings through d.File.Docs
 	for _, p := range all {
 		if p.Pos.Line > 0 && hasTemplateMarker([]byte(regionText(f, p.Pos.Line))) {
 			// Next to a placeholder the template engine, not the YAML, decides: never a
