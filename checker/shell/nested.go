@@ -1,30 +1,53 @@
 package shell
 
-import "strings"
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
 
 // maxNestedDepth bounds sh -c inside sh -c.
 const maxNestedDepth = 4
 
-// expandNested lexes the scripts that commands hand to another shell (sh -c 'SCRIPT',
-// bash -lc "SCRIPT", also in a systemd ExecStart or a Dockerfile exec form) and appends their
-// commands, with offsets mapped through the quoted word to the source. The nested commands
+// expandNested lexes the scripts that commands hand to another shell and appends their
+// commands and heredocs, with offsets mapped through the quoted word to the source: sh -c
+// 'SCRIPT' and bash -lc "SCRIPT" (also in a systemd ExecStart or a Dockerfile exec form),
+// ssh HOST 'SCRIPT', eval 'SCRIPT', and the string arguments of the script's own helper
+// functions that run their argument (exec_remote() { ssh "$NODE" "$1"; }). The nested commands
 // keep the guard of the command that runs them.
 func (s *Script) expandNested(from, depth int) {
 	n := len(s.Commands)
 	for i := from; i < n; i++ {
 		c := &s.Commands[i]
 		p := c.Program()
-		if p >= len(c.Words) || !shellNames[baseName(c.Words[p].Text)] {
+		if p >= len(c.Words) {
 			continue
 		}
-		for j := p + 1; j+1 < len(c.Words); j++ {
-			w := c.Words[j].Text
-			if !strings.HasPrefix(w, "-") || strings.HasPrefix(w, "--") {
-				break // the script file argument, or a long option: no -c
+		name := baseName(c.Words[p].Text)
+		args := c.Words[p+1:]
+		switch {
+		case shellNames[name]:
+			for j := 0; j+1 < len(args); j++ {
+				w := args[j].Text
+				if !strings.HasPrefix(w, "-") || strings.HasPrefix(w, "--") {
+					break // the script file argument, or a long option: no -c
+				}
+				if strings.Contains(w, "c") {
+					s.addNested(i, args[j+1])
+					break
+				}
 			}
-			if strings.Contains(w, "c") {
-				s.addNested(i, c.Words[j+1])
-				break
+		case name == "ssh":
+			if w, ok := sshCommand(args); ok {
+				s.addNested(i, w)
+			}
+		case name == "eval" && len(args) == 1:
+			s.addNested(i, args[0])
+		case s.runners[name]:
+			for _, w := range args {
+				if w.Quoted && strings.ContainsAny(w.Text, " \n") {
+					s.addNested(i, w)
+				}
 			}
 		}
 	}
@@ -33,18 +56,94 @@ func (s *Script) expandNested(from, depth int) {
 	}
 }
 
-// addNested lexes the text of word w (the script of command parent) and appends its commands.
+// sshOptionsWithArg are the ssh options that take a value.
+const sshOptionsWithArg = "BbcDEeFIiJLlmOoPpQRSWw"
+
+// sshCommand returns the remote command of an ssh command line when it is one word
+// (ssh -p 22 root@node 'cat <<EOF ...'): the word after the destination.
+func sshCommand(args []Word) (Word, bool) {
+	for j := 0; j < len(args); j++ {
+		t := args[j].Text
+		if strings.HasPrefix(t, "-") && len(t) > 1 {
+			if len(t) == 2 && strings.IndexByte(sshOptionsWithArg, t[1]) >= 0 {
+				j++
+			}
+			continue
+		}
+		if j+2 == len(args) {
+			return args[j+1], true
+		}
+		return Word{}, false
+	}
+	return Word{}, false
+}
+
+// runnerDefRe finds shell function definitions: "name() {", "function name {".
+var runnerDefRe = regexp.MustCompile(`(?m)^[ \t]*(?:function[ \t]+([A-Za-z_][\w-]*)[ \t]*(?:\(\))?|([A-Za-z_][\w-]*)[ \t]*\(\))[ \t]*\{?`)
+
+// runnerBodyRe is a line of a function body that runs the function's argument as a command:
+// through ssh, eval, sh -c, sudo or an exec of a container runtime or kubectl.
+var runnerBodyRe = regexp.MustCompile(`(?:\bssh\b|\beval\b|\b(?:ba)?sh[ \t]+-[a-z]*c\b|\bsudo\b|\bexec\b)[^\n]*(?:"\$(?:1|@|\*|\{1\}|\{@\})"|\$(?:1|@|\*)\b)`)
+
+// scriptRunners returns the names of the functions src defines that run their argument as a
+// command (exec_remote() { ssh "$HOST" "$1"; }): a call's string argument is a script.
+func scriptRunners(src []byte) map[string]bool {
+	if !bytes.Contains(src, []byte("(")) && !bytes.Contains(src, []byte("function")) {
+		return nil
+	}
+	var out map[string]bool
+	locs := runnerDefRe.FindAllSubmatchIndex(src, -1)
+	for k, m := range locs {
+		name := m[2:4]
+		if name[0] < 0 {
+			name = m[4:6]
+		}
+		end := len(src)
+		if k+1 < len(locs) {
+			end = locs[k+1][0]
+		}
+		// The body: up to a line that closes it at the definition's indentation, at most 40
+		// lines.
+		body := src[m[1]:end]
+		lines := bytes.SplitN(body, []byte("\n"), 41)
+		if len(lines) > 40 {
+			lines = lines[:40]
+		}
+		for _, l := range lines {
+			if runnerBodyRe.Match(l) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[string(src[name[0]:name[1]])] = true
+				break
+			}
+			if t := bytes.TrimSpace(l); len(t) > 0 && t[0] == '}' {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// addNested lexes the text of word w (the script of command parent) and appends its commands
+// and heredocs.
 func (s *Script) addNested(parent int, w Word) {
+	if strings.HasPrefix(w.Text, "$") && !strings.ContainsAny(w.Text, " \t\n") {
+		return // "$1", "$CMD": the script is not in the file
+	}
 	src := []byte(w.Text)
-	sub := Parse(src, 0, len(src), Options{NoHeredocs: true})
+	sub := Parse(src, 0, len(src), Options{})
 	guard := s.Commands[parent].Guard
+	base := len(s.Commands)
 	for _, c := range sub.Commands {
 		for k := range c.Words {
 			c.Words[k] = remapWord(c.Words[k], w)
 		}
 		for k := range c.Redirects {
 			c.Redirects[k].Target = remapWord(c.Redirects[k].Target, w)
-			c.Redirects[k].Heredoc = -1
+			if c.Redirects[k].Heredoc >= 0 {
+				c.Redirects[k].Heredoc += len(s.Heredocs)
+			}
 		}
 		if len(guard) > 0 {
 			c.Guard = append(append([]string(nil), guard...), c.Guard...)
@@ -52,6 +151,29 @@ func (s *Script) addNested(parent int, w Word) {
 		c.Substituted = c.Substituted || s.Commands[parent].Substituted
 		s.Commands = append(s.Commands, c)
 	}
+	for _, h := range sub.Heredocs {
+		h.Offs = remapOffsets(h.Offs, w)
+		h.Start, h.End = remapOffset(h.Start, w), remapOffset(h.End, w)
+		h.Command += base
+		s.Heredocs = append(s.Heredocs, h)
+	}
+}
+
+// remapOffset maps an offset of outer.Text to outer's source.
+func remapOffset(o int, outer Word) int {
+	if len(outer.Offs) == 0 {
+		return outer.Pos
+	}
+	return outer.Offs[max(0, min(o, len(outer.Offs)-1))]
+}
+
+// remapOffsets maps offsets of outer.Text to outer's source.
+func remapOffsets(offs []int, outer Word) []int {
+	out := make([]int, len(offs))
+	for k, o := range offs {
+		out[k] = remapOffset(o, outer)
+	}
+	return out
 }
 
 // remapWord maps a word lexed from outer.Text to offsets of outer's source.

@@ -152,6 +152,9 @@ func IsAssignment(w string) bool { return isAssignment(w) }
 type Script struct {
 	Commands []Command
 	Heredocs []Heredoc
+	// runners are the functions the script defines that run their argument as a command
+	// (see scriptRunners).
+	runners map[string]bool
 }
 
 // Options tune the lexer to a dialect.
@@ -202,6 +205,12 @@ func Parse(src []byte, start, end int, opts Options) *Script {
 // ParseInto lexes src[start:end] and appends its commands and heredocs to s.
 func ParseInto(s *Script, src []byte, start, end int, opts Options) {
 	first := len(s.Commands)
+	for name := range scriptRunners(src[max(0, start):min(end, len(src))]) {
+		if s.runners == nil {
+			s.runners = map[string]bool{}
+		}
+		s.runners[name] = true
+	}
 	defer s.expandNested(first, 0)
 	lx := &lexer{src: src, end: min(end, len(src)), opts: opts, s: s}
 	lx.run(max(0, start))

@@ -277,3 +277,42 @@ func TestArrayAssignments(t *testing.T) {
 		t.Errorf("kube-proxy in a subshell was not found: %+v", s.Commands)
 	}
 }
+
+// TestNestedStrings: commands and heredocs inside the strings that ssh, eval and the script's
+// own runner functions execute, with offsets in the source; other functions' string
+// arguments and ssh without a command stay data.
+func TestNestedStrings(t *testing.T) {
+	src := []byte("run() {\n  ssh \"$HOST\" \"$1\"\n}\nlog() { echo \"$1\"; }\n" +
+		"run \"cat <<EOF > /etc/kp.yaml\nmode: ipvs\nEOF\"\n" +
+		"log \"kube-proxy --proxy-mode=ipvs\"\n" +
+		"ssh -i key -p 22 root@node 'kube-proxy --v=2'\n" +
+		"ssh root@node\n" +
+		"eval \"kube-proxy --cleanup\"\n")
+	s := ParseFile(DialectShell, src)
+	var progs []string
+	for _, c := range s.Commands {
+		progs = append(progs, c.Name())
+	}
+	want := "ssh echo run log ssh ssh eval cat kube-proxy kube-proxy"
+	if got := strings.Join(progs, " "); got != want {
+		t.Fatalf("programs %q, want %q", got, want)
+	}
+	if len(s.Heredocs) != 1 {
+		t.Fatalf("heredocs: %+v", s.Heredocs)
+	}
+	h := s.Heredocs[0]
+	if string(h.Body) != "mode: ipvs\n" || s.Commands[h.Command].Name() != "cat" {
+		t.Fatalf("heredoc %q of command %d", h.Body, h.Command)
+	}
+	if i := bytes.Index(src, []byte("ipvs\nEOF")); h.Offs[6] != i {
+		t.Errorf("heredoc offset of ipvs = %d, want %d", h.Offs[6], i)
+	}
+	for _, c := range s.Commands {
+		if c.Name() == "kube-proxy" {
+			w := c.Words[c.Program()]
+			if string(src[w.Pos:w.End]) != "kube-proxy" {
+				t.Errorf("nested word at %d..%d is %q", w.Pos, w.End, src[w.Pos:w.End])
+			}
+		}
+	}
+}
