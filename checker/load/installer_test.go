@@ -111,9 +111,9 @@ func TestInstallerInstances(t *testing.T) {
 		{
 			name: "kubekey v1alpha2, v4 Config over role defaults",
 			files: map[string]string{
-				"config-sample.yaml": "apiVersion: kubekey.kubesphere.io/v1alpha2\nkind: Cluster\nspec:\n  kubernetes:\n    disableKubeProxy: false\n    kubeProxyConfiguration:\n      ipvs:\n        strictARP: true\n",
+				"config-sample.yaml":                       "apiVersion: kubekey.kubesphere.io/v1alpha2\nkind: Cluster\nspec:\n  kubernetes:\n    disableKubeProxy: false\n    kubeProxyConfiguration:\n      ipvs:\n        strictARP: true\n",
 				"kk/roles/defaults/defaults/main/k8s.yaml": "kubernetes:\n  kube_proxy:\n    mode: ipvs\n",
-				"kk/config.yaml": "apiVersion: kubekey.kubesphere.io/v1\nkind: Config\nspec:\n  kubernetes:\n    kube_proxy:\n      mode: iptables\n",
+				"kk/config.yaml":                           "apiVersion: kubekey.kubesphere.io/v1\nkind: Config\nspec:\n  kubernetes:\n    kube_proxy:\n      mode: iptables\n",
 			},
 			want: []string{"kubekey mode=ipvs/installer default ipvs=strictARP@config-sample.yaml:8:9", "kubekey mode=iptables/installer@kk/config.yaml:6:13"},
 		},
