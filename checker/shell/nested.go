@@ -2,7 +2,6 @@ package shell
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 )
 
@@ -78,51 +77,87 @@ func sshCommand(args []Word) (Word, bool) {
 	return Word{}, false
 }
 
-// runnerDefRe finds shell function definitions: "name() {", "function name {".
-var runnerDefRe = regexp.MustCompile(`(?m)^[ \t]*(?:function[ \t]+([A-Za-z_][\w-]*)[ \t]*(?:\(\))?|([A-Za-z_][\w-]*)[ \t]*\(\))[ \t]*\{?`)
-
-// runnerBodyRe is a line of a function body that runs the function's argument as a command:
-// through ssh, eval, sh -c, sudo or an exec of a container runtime or kubectl.
-var runnerBodyRe = regexp.MustCompile(`(?:\bssh\b|\beval\b|\b(?:ba)?sh[ \t]+-[a-z]*c\b|\bsudo\b|\bexec\b)[^\n]*(?:"\$(?:1|@|\*|\{1\}|\{@\})"|\$(?:1|@|\*)\b)`)
-
 // scriptRunners returns the names of the functions src defines that run their argument as a
-// command (exec_remote() { ssh "$HOST" "$1"; }): a call's string argument is a script.
+// command (exec_remote() { ssh "$HOST" "$1"; }): a call's string argument is a script. A
+// function runs its argument when a line of its body (up to the closing brace, at most 40
+// lines) passes "$1", "$@" or "$*" to ssh, eval, sh -c, sudo or exec.
 func scriptRunners(src []byte) map[string]bool {
-	if !bytes.Contains(src, []byte("(")) && !bytes.Contains(src, []byte("function")) {
+	if !bytes.Contains(src, []byte("$")) || !bytes.Contains(src, []byte("()")) && !bytes.Contains(src, []byte("function")) {
 		return nil
 	}
 	var out map[string]bool
-	locs := runnerDefRe.FindAllSubmatchIndex(src, -1)
-	for k, m := range locs {
-		name := m[2:4]
-		if name[0] < 0 {
-			name = m[4:6]
+	lines := bytes.Split(src, []byte("\n"))
+	for i, l := range lines {
+		name, rest, ok := functionDef(l)
+		if !ok {
+			continue
 		}
-		end := len(src)
-		if k+1 < len(locs) {
-			end = locs[k+1][0]
-		}
-		// The body: up to a line that closes it at the definition's indentation, at most 40
-		// lines.
-		body := src[m[1]:end]
-		lines := bytes.SplitN(body, []byte("\n"), 41)
-		if len(lines) > 40 {
-			lines = lines[:40]
-		}
-		for _, l := range lines {
-			if runnerBodyRe.Match(l) {
+		body := append([][]byte{rest}, lines[i+1:min(len(lines), i+41)]...)
+		for k, b := range body {
+			if runsArgument(b) {
 				if out == nil {
 					out = map[string]bool{}
 				}
-				out[string(src[name[0]:name[1]])] = true
+				out[name] = true
 				break
 			}
-			if t := bytes.TrimSpace(l); len(t) > 0 && t[0] == '}' {
+			if t := bytes.TrimSpace(b); k > 0 && len(t) > 0 && t[0] == '}' || k == 0 && bytes.HasSuffix(t, []byte("}")) {
 				break
 			}
 		}
 	}
 	return out
+}
+
+// functionDef recognises "name() {", "function name {", "function name() {" and returns the
+// name and the rest of the line.
+func functionDef(l []byte) (string, []byte, bool) {
+	t := bytes.TrimLeft(l, " \t")
+	kw := bytes.HasPrefix(t, []byte("function "))
+	if kw {
+		t = bytes.TrimLeft(t[len("function "):], " \t")
+	}
+	n := 0
+	for n < len(t) && (t[n] == '_' || t[n] == '-' || t[n] >= '0' && t[n] <= '9' || t[n] >= 'a' && t[n] <= 'z' || t[n] >= 'A' && t[n] <= 'Z') {
+		n++
+	}
+	if n == 0 || t[0] >= '0' && t[0] <= '9' {
+		return "", nil, false
+	}
+	rest := bytes.TrimLeft(t[n:], " \t")
+	switch {
+	case bytes.HasPrefix(rest, []byte("()")):
+		rest = rest[2:]
+	case !kw:
+		return "", nil, false
+	}
+	return string(t[:n]), rest, true
+}
+
+// runsArgument reports whether a line passes the function's arguments to a command runner.
+func runsArgument(l []byte) bool {
+	if !bytes.Contains(l, []byte("$1")) && !bytes.Contains(l, []byte("$@")) && !bytes.Contains(l, []byte("$*")) &&
+		!bytes.Contains(l, []byte("${1}")) && !bytes.Contains(l, []byte("${@}")) {
+		return false
+	}
+	for _, r := range [][]byte{[]byte("ssh"), []byte("eval"), []byte("sudo"), []byte("exec"), []byte("sh -c"), []byte("sh -lc")} {
+		for i := bytes.Index(l, r); i >= 0; {
+			end := i + len(r)
+			if (i == 0 || !isWordChar(l[i-1])) && (end == len(l) || !isWordChar(l[end])) {
+				return true
+			}
+			j := bytes.Index(l[end:], r)
+			if j < 0 {
+				break
+			}
+			i = end + j
+		}
+	}
+	return false
+}
+
+func isWordChar(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // addNested lexes the text of word w (the script of command parent) and appends its commands

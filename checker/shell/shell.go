@@ -435,6 +435,20 @@ func (lx *lexer) run(i int) int {
 			}
 			continue
 		}
+		if c != ';' && lx.inTest() {
+			// Inside [[ ... ]], "&&" and "||" join conditions, and "|", "(", ")", "<" and
+			// ">" belong to patterns, regular expressions and comparisons: none ends the
+			// command, opens a pipe or a subshell, or redirects.
+			if i+1 < end && (c == '&' || c == '|') && src[i+1] == c {
+				lx.words = append(lx.words, Word{Text: string(src[i : i+2]), Pos: i, End: i + 2, Offs: []int{i, i + 1, i + 2}})
+				i += 2
+				continue
+			}
+			w, next := lx.testWord(i)
+			lx.words = append(lx.words, w)
+			i = next
+			continue
+		}
 		// Redirections, with an optional descriptor number before them.
 		if j, op := lx.redirOp(i); op != "" {
 			i = lx.redirect(j, op)
@@ -473,6 +487,61 @@ func (lx *lexer) run(i int) int {
 	}
 	lx.finish(end)
 	return end
+}
+
+// inTest reports whether the current command is a [[ ... ]] test that has not been closed.
+func (lx *lexer) inTest() bool {
+	k := 0
+	for k < len(lx.words) && !lx.words[k].Quoted {
+		switch lx.words[k].Text {
+		case "!", "if", "elif", "while", "until", "then", "do", "else", "{", "time":
+			k++
+			continue
+		}
+		break
+	}
+	if k >= len(lx.words) || lx.words[k].Text != "[[" || lx.words[k].Quoted {
+		return false
+	}
+	for _, w := range lx.words[k+1:] {
+		if w.Text == "]]" && !w.Quoted {
+			return false
+		}
+	}
+	return true
+}
+
+// testWord reads one word of a [[ ... ]] test: up to a blank, a newline, "&&", "||" or ";",
+// with "|()<>&" as ordinary characters; quotes and expansions are read as in word.
+func (lx *lexer) testWord(i int) (Word, int) {
+	src, end := lx.src, lx.end
+	w := Word{Pos: i}
+	var b []byte
+	var offs []int
+	for i < end {
+		c := src[i]
+		if isBlank(c) || c == '\n' || c == ';' || (c == '&' && i+1 < end && src[i+1] == '&') || (c == '|' && i+1 < end && src[i+1] == '|') {
+			break
+		}
+		if strings.IndexByte("|()<>&", c) >= 0 {
+			b, offs = append(b, c), append(offs, i)
+			i++
+			continue
+		}
+		// Anything else (quotes, expansions, plain text) up to the next special character.
+		x, next := lx.word(i)
+		if next <= i {
+			break
+		}
+		w.Quoted = w.Quoted || x.Quoted
+		b = append(b, x.Text...)
+		offs = append(offs, x.Offs[:len(x.Text)]...)
+		i = next
+	}
+	w.End = i
+	w.Text = string(b)
+	w.Offs = append(offs, i)
+	return w, i
 }
 
 // finish ends the last command; a heredoc operator on the last line gets an empty body.
@@ -594,8 +663,9 @@ func (lx *lexer) word(i int) (Word, int) {
 				continue
 			}
 			if c == '(' && len(b) > 1 && b[len(b)-1] == '=' && isAssignment(string(b)) {
-				// An array assignment "NAME=(a b c)": its elements are data, not commands.
-				j := lx.matchParen(i)
+				// An array assignment "NAME=(a b c)": its elements are data, not commands,
+				// but the command substitutions in them run.
+				j := lx.arrayElements(i)
 				for k := i; k < j; k++ {
 					add(src[k], k)
 				}
@@ -636,6 +706,23 @@ func (lx *lexer) word(i int) (Word, int) {
 					}
 					continue
 				}
+				if src[j] == '`' {
+					// A backquoted substitution inside double quotes: its commands run too.
+					k := j + 1
+					for k < end && src[k] != '`' && src[k] != '"' {
+						if src[k] == '\\' {
+							k++
+						}
+						k++
+					}
+					if k < end && src[k] == '`' {
+						lx.subs = append(lx.subs, [2]int{j + 1, k})
+						for ; j <= k; j++ {
+							add(src[j], j)
+						}
+						continue
+					}
+				}
 				add(src[j], j)
 				j++
 			}
@@ -670,7 +757,7 @@ func (lx *lexer) word(i int) (Word, int) {
 						j = lx.substitution(i + 1)
 					}
 				} else {
-					j = lx.matchBrace(i + 1)
+					j = lx.paramExpansion(i + 1)
 				}
 				for k := i; k < j; k++ {
 					add(src[k], k)
@@ -692,6 +779,103 @@ func (lx *lexer) word(i int) (Word, int) {
 		w.Offs[n] = offs[n-1] + 1
 	}
 	return w, w.End
+}
+
+// arrayElements returns the offset after the ")" that closes the array literal whose "(" is
+// at i. Comments and quotes inside are skipped; the commands of $(...) and backquotes in the
+// elements are lexed.
+func (lx *lexer) arrayElements(i int) int {
+	src, end := lx.src, lx.end
+	for j := i + 1; j < end; j++ {
+		switch c := src[j]; c {
+		case ')':
+			return j + 1
+		case '#':
+			if isBlank(src[j-1]) || src[j-1] == '\n' || src[j-1] == '(' {
+				for j < end && src[j] != '\n' {
+					j++
+				}
+			}
+		case '\'':
+			for j++; j < end && src[j] != '\''; j++ {
+			}
+		case '"':
+			for j++; j < end && src[j] != '"'; j++ {
+				if src[j] == '\\' {
+					j++
+				} else if src[j] == '$' && j+1 < end && src[j+1] == '(' && (j+2 >= end || src[j+2] != '(') {
+					j = lx.substitution(j+1) - 1
+				}
+			}
+		case '\\':
+			j++
+		case '`':
+			k := j + 1
+			for k < end && src[k] != '`' {
+				if src[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			lx.subs = append(lx.subs, [2]int{j + 1, min(k, end)})
+			j = k
+		case '$':
+			if j+1 < end && src[j+1] == '(' {
+				if j+2 < end && src[j+2] == '(' {
+					j = lx.matchParen(j+1) - 1
+				} else {
+					j = lx.substitution(j+1) - 1
+				}
+			} else if j+1 < end && src[j+1] == '{' {
+				j = lx.paramExpansion(j+1) - 1
+			}
+		}
+	}
+	return end
+}
+
+// paramExpansion returns the offset after the "}" that closes the ${...} whose "{" is at i.
+// The commands of a $(...) inside (${VAR:-$(cmd)}) are lexed, and such a substitution may
+// span lines; otherwise a ${...} never spans lines, and the scan gives up at the end of the
+// line rather than swallow the script.
+func (lx *lexer) paramExpansion(i int) int {
+	src, end := lx.src, lx.end
+	depth := 0
+	for j := i; j < end; j++ {
+		switch c := src[j]; c {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case '\'':
+			for j++; j < end && src[j] != '\'' && src[j] != '\n'; j++ {
+			}
+		case '"':
+			for j++; j < end && src[j] != '"'; j++ {
+				if src[j] == '\\' {
+					j++
+				} else if src[j] == '$' && j+1 < end && src[j+1] == '(' && (j+2 >= end || src[j+2] != '(') {
+					j = lx.substitution(j+1) - 1
+				}
+			}
+		case '\\':
+			j++
+		case '$':
+			if j+1 < end && src[j+1] == '(' {
+				if j+2 < end && src[j+2] == '(' {
+					j = lx.matchParen(j+1) - 1
+				} else {
+					j = lx.substitution(j+1) - 1
+				}
+			}
+		case '\n':
+			return j
+		}
+	}
+	return end
 }
 
 // matchParen returns the offset after the ")" matching the "(" at i, skipping quotes.

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -313,6 +314,33 @@ func TestNestedStrings(t *testing.T) {
 			if string(src[w.Pos:w.End]) != "kube-proxy" {
 				t.Errorf("nested word at %d..%d is %q", w.Pos, w.End, src[w.Pos:w.End])
 			}
+		}
+	}
+}
+
+// TestStructureAgainstSubstitutions: commands in the places a real shell runs them and only
+// there (cases found by comparing with mvdan.cc/sh on public repositories, docs/decisions.md).
+func TestStructureAgainstSubstitutions(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		// Array elements are data; their substitutions run; comments inside do not end it.
+		{"A=(\n  x # doesn't stop here\n  $(iptables-save)\n  `ipset list`\n)\necho done\n", "echo ipset iptables-save"},
+		// A substitution in a default value, across lines.
+		{"R=${R:-$(git ls-files |\n  sed 's/x/y/')}\necho done\n", "echo git sed"},
+		// Backquotes inside double quotes.
+		{"if [ -n \"`ip rule show`\" ]; then :; fi\n", ": [ ip"},
+		// Inside [[ ]], | ( ) && are part of the test.
+		{"[[ $p =~ xtables|ipvsadm(x)? && -n $q ]] && echo ok\n", "[[ echo"},
+	} {
+		s := ParseFile(DialectShell, []byte(tc.src))
+		var got []string
+		for _, c := range s.Commands {
+			if n := c.Name(); n != "" {
+				got = append(got, n)
+			}
+		}
+		sort.Strings(got)
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: commands %q, want %q", tc.src, strings.Join(got, " "), tc.want)
 		}
 	}
 }
