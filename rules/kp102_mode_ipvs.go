@@ -27,9 +27,15 @@ Installer configurations count too, in the installer's own words: kind
 (group_vars, host_vars, INI inventories), k3s/RKE2 ` + "`kube-proxy-arg: [proxy-mode=ipvs]`" + ` and
 ` + "`--kube-proxy-arg proxy-mode=ipvs`" + ` on install command lines, RKE1 ` + "`extra_args`" + `, Talos
 ` + "`cluster.proxy.mode`" + ` and ` + "`KubeProxyConfig`" + `, EKS add-on configuration values (eksctl and Terraform),
-Gardener ` + "`IPVS`" + `, AKS ` + "`kubeProxyConfig.mode: IPVS`" + `. kubespray's role default is ipvs, so an
-inventory that sets other ` + "`kube_proxy_*`" + ` variables but not ` + "`kube_proxy_mode`" + ` runs ipvs: the finding
-is then at the first of those variables. Values that come from variables or templates
+Gardener ` + "`IPVS`" + `, AKS ` + "`kubeProxyConfig.mode: IPVS`" + `, kind ` + "`kubeadmConfigPatches`" + `, KubeKey
+` + "`proxyMode`" + ` and ` + "`kube_proxy.mode`" + `, k0s ` + "`spec.network.kubeProxy.mode`" + `, KubeOne ` + "`clusterNetwork.kubeProxy.ipvs`" + `,
+aks-engine ` + "`kubeProxyMode`" + `, kubeasz ` + "`PROXY_MODE`" + `, ACK ` + "`proxy_mode`" + `, sealos Clusterfiles, Cluster API
+topology variables, ` + "`KUBE_PROXY_ARGS`" + ` in environment files, and scripts that switch a running
+cluster (` + "`sed 's/mode: \"\"/mode: \"ipvs\"/'`" + ` on the kube-proxy ConfigMap, ` + "`kubectl patch`" + `). Some installers
+default to ipvs: kubespray (its role default), KubeKey, sealos and ACK's Terraform provider. A
+configuration that does not set the mode then runs ipvs, and the finding is at the installer
+default's line when it is in the repository (a vendored kubespray's role defaults), else at
+the first setting or the configuration's anchor. Values that come from variables or templates
 (` + "`{{ kube_proxy_mode }}`" + `, ` + "`var.mode`" + `) are not reported.`,
 		Remediation: `Plan the move to ` + "`nftables`" + ` (Linux 5.13 or newer on every node) or, as an interim,
 ` + "`iptables`" + `. Before switching, check what depends on ipvs: ` + "`kube-ipvs0`" + `, ` + "`ipvsadm`" + `,
@@ -39,7 +45,8 @@ is then at the first of those variables. Values that come from variables or temp
 The fix sets the mode to nftables where ipvs is written: the ` + "`mode`" + ` field of a configuration
 (standalone, in a ConfigMap, a kubeadm document or a heredoc), ` + "`--proxy-mode`" + ` on a command line, or
 an installer setting in the installer's spelling (` + "`NFTables`" + ` for Gardener, ` + "`NFTABLES`" + ` for AKS;
-where kubespray's role default applies, it writes ` + "`kube_proxy_mode`" + ` down). In a configuration it also
+iptables only for aks-engine and ACK, which have no nftables value; where kubespray's role default
+applies, it writes ` + "`kube_proxy_mode`" + ` down). In a configuration it also
 carries the values ipvs mode read (` + "`iptables.masqueradeAll`" + `, ` + "`iptables.masqueradeBit`" + `, the ` + "`ipvs:`" + `
 sync periods) into the ` + "`nftables:`" + ` section, so that they keep applying. The alternative fix sets
 iptables, for when the nodes are not ready for nftables. Both change the data plane: they are unsafe

@@ -87,8 +87,9 @@ func usage(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString(`kube-proxy-lint checks kube-proxy configuration in infrastructure repositories: DaemonSets,
 static pods, ConfigMaps, KubeProxyConfiguration files and installer configs (kubeadm, kind, kops,
-kubespray, k3s/RKE2, RKE1, Talos, EKS, Gardener, AKS), and the shell scripts, systemd units,
-Dockerfiles, Makefiles, flag files and templates (Helm, Jinja2, ERB) around them.
+kubespray, k3s/RKE2, RKE1, Talos, EKS, Gardener, AKS, KubeKey, k0s, KubeOne, aks-engine, kubeasz,
+ACK, sealos, Cluster API), and the shell scripts, systemd units, environment files, Dockerfiles,
+Makefiles, flag files and templates (Helm, Jinja2, ERB) around them.
 
 Usage:
   kube-proxy-lint [flags] [PATH...]      lint files and directories (default "."; "-" reads stdin)
