@@ -62,10 +62,23 @@ func wantName(name string) bool {
 // files named after kubeadm or kube-proxy whatever their extension (kubeadm-init.v1beta3).
 func sniffName(name string) bool {
 	base := strings.ToLower(filepath.Base(name))
+	if notConfigExts[filepath.Ext(shell.StripTemplateExt(base))] {
+		return false
+	}
 	if strings.HasSuffix(base, ".ansible") || shell.StripTemplateExt(base) != base {
 		return true
 	}
 	return strings.Contains(base, "kubeadm") || strings.Contains(base, "kube-proxy") || strings.Contains(base, "kubeproxy")
+}
+
+// notConfigExts are extensions of prose and source code: never sniffed, whatever the name
+// says (kubeadm_config_test.go, build-image-with-kubeadm.md).
+var notConfigExts = map[string]bool{
+	".md": true, ".markdown": true, ".rst": true, ".adoc": true, ".txt": true, ".html": true, ".htm": true,
+	".go": true, ".py": true, ".rb": true, ".js": true, ".ts": true, ".java": true, ".c": true, ".h": true,
+	".rs": true, ".ps1": true, ".bat": true, ".cmd": true, ".lua": true, ".pl": true, ".php": true,
+	".cs": true, ".kt": true, ".swift": true, ".svg": true, ".png": true, ".jpg": true, ".gif": true,
+	".pdf": true, ".csv": true, ".log": true, ".mod": true, ".sum": true, ".lock": true, ".proto": true,
 }
 
 // nameFilters and textClassifiers extend wantName and classify for more inputs (scripts,
@@ -143,17 +156,35 @@ var sniffGroups = map[string]bool{
 
 var sniffRe = regexp.MustCompile(`(?m)^["']?apiVersion["']?[ \t]*:[ \t]*["']?([A-Za-z0-9.-]+)/`)
 
-// sniffAPIGroup returns the first API group among sniffGroups that a top-level apiVersion
-// line in the first sniffLimit bytes names, or "".
+// sniffAPIGroup returns the API group of the first top-level apiVersion line in the first
+// sniffLimit bytes when it is among sniffGroups and everything before it reads as YAML
+// (comments, keys, list items, document markers, template lines): prose with an example in
+// it (a README) is not a manifest.
 func sniffAPIGroup(content []byte) string {
 	head := content[:min(len(content), sniffLimit)]
 	if !bytes.Contains(head, []byte("apiVersion")) {
 		return ""
 	}
-	for _, m := range sniffRe.FindAllSubmatch(head, -1) {
-		if g := string(m[1]); sniffGroups[g] {
-			return g
+	m := sniffRe.FindSubmatchIndex(head)
+	if m == nil || !sniffGroups[string(head[m[2]:m[3]])] || !yamlPrefix(head[:m[0]]) {
+		return ""
+	}
+	return string(head[m[2]:m[3]])
+}
+
+// yamlKeyRe is a line that is a YAML mapping key, a list item or a flow collection.
+var yamlKeyRe = regexp.MustCompile(`^(?:[ \t]*(?:-[ \t]|-$|["']?[A-Za-z0-9_.$/-]+["']?[ \t]*:(?:[ \t]|$)|[{\[])|[ \t]+\S)`)
+
+// yamlPrefix reports whether every line of b reads as YAML.
+func yamlPrefix(b []byte) bool {
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		t := bytes.TrimSpace(l)
+		switch {
+		case len(t) == 0, t[0] == '#', bytes.HasPrefix(t, []byte("---")), bytes.HasPrefix(t, []byte("{{")), bytes.HasPrefix(t, []byte("{%")):
+			continue
+		case !yamlKeyRe.Match(l):
+			return false
 		}
 	}
-	return ""
+	return true
 }

@@ -53,6 +53,8 @@ func TestClassifyByContent(t *testing.T) {
 		{"etc/kubernetes/proxy", "KUBE_PROXY_ARGS=\"--proxy-mode=ipvs\"\n", classText, ""},
 		{"README", "apiVersion: apps/v1 is the group of a DaemonSet\n", classSkip, ""},
 		{"notes.conf", "  apiVersion: kubeadm.k8s.io/v1beta4 (indented: not a document)\n", classSkip, ""},
+		{"INSTALL", "Write this file and run kubeadm init:\n\napiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n", classSkip, ""},
+		{"kubeadm.conf", "# generated\n---\nkind: ClusterConfiguration\n\"apiVersion\": kubeadm.k8s.io/v1beta4\n", classYAML, "content: apiVersion kubeadm.k8s.io"},
 	} {
 		got, why := classifyWhy(tc.name, []byte(tc.content), false)
 		if got != tc.want || !strings.HasPrefix(why, tc.why) {
@@ -60,6 +62,19 @@ func TestClassifyByContent(t *testing.T) {
 		}
 		if tc.want != classSkip && !wantName(tc.name) {
 			t.Errorf("wantName(%s) = false", tc.name)
+		}
+	}
+}
+
+// TestSniffNames: prose and source files are never read for their content, whatever their
+// name says.
+func TestSniffNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		"docs/build-image-with-kubeadm.md": false, "pkg/kubeadm_config_test.go": false, "kubeadm-notes.txt": false,
+		"templates/kubeadm-init.v1beta3": true, "site.ansible": true, "hosts.j2": true,
+	} {
+		if got := wantName(name); got != want {
+			t.Errorf("wantName(%s) = %t, want %t", name, got, want)
 		}
 	}
 }

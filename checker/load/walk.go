@@ -235,6 +235,15 @@ func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem
 		for _, d := range f.Docs {
 			probs = append(probs, decodeDoc(d)...)
 		}
+		if strings.HasPrefix(why, "content: apiVersion") {
+			// Read as YAML for what its first lines say, not for its name: a file that then
+			// fails to decode is a notice, not a KP001 finding.
+			for i := range probs {
+				if probs[i].Document == nil {
+					probs[i].Manifest = false
+				}
+			}
+		}
 		return f, probs
 	case classText:
 		f.Format = checker.FormatText
