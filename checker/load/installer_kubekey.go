@@ -112,7 +112,7 @@ func isRoleDefaultsFile(file string) bool {
 }
 
 func kubekeyLabel(d *checker.Document) string {
-	if d.Name != "" {
+	if d.Name != "" && !checker.HasPlaceholder(d.Name) {
 		return "kubekey " + d.Kind + " " + d.Name
 	}
 	return "kubekey " + d.Kind + " in " + d.File.Outer().Path

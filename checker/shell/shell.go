@@ -883,10 +883,6 @@ func (lx *lexer) matchParen(i int) int {
 	return lx.match(i, '(', ')')
 }
 
-func (lx *lexer) matchBrace(i int) int {
-	return lx.match(i, '{', '}')
-}
-
 func (lx *lexer) match(i int, open, closing byte) int {
 	src, end := lx.src, lx.end
 	depth := 0
@@ -917,11 +913,6 @@ func (lx *lexer) match(i int, open, closing byte) int {
 			i = j
 		case '\\':
 			i++
-		case '\n':
-			if open == '{' {
-				// ${...} never spans lines; give up rather than swallow the script.
-				return i
-			}
 		}
 		i++
 	}
