@@ -76,6 +76,12 @@ type Installer struct {
 	// NodePortAddresses is the installer's nodePortAddresses setting (kubespray
 	// kube_proxy_nodeport_addresses), nil when unset.
 	NodePortAddresses *InstallerSetting
+	// SetMode, when set, returns the edit that makes the installer's configuration choose
+	// kube-proxy mode spelled (in the installer's spelling) where the mode is not one scalar to
+	// replace: a setting to write down where the installer's default applies (KubeKey
+	// proxyMode, sealos's KubeProxyConfiguration document, ACK proxy_mode), or a section to
+	// swap (KubeOne). It reports false when the file's layout leaves no safe place.
+	SetMode func(spelled string) (TextEdit, bool) `json:"-"`
 	// Patches are KubeProxyConfiguration documents that patch the configuration the
 	// installer generates (kind kubeadmConfigPatches). They belong to this kube-proxy and are
 	// not kube-proxies of their own; the one that sets the mode is also Instance.Config.

@@ -173,6 +173,9 @@ func kp102Installer(p *checker.Pass, in *checker.Instance, m checker.Setting, se
 		if !ok && m.Origin == checker.OriginInstallerDefault {
 			fx, ok = kubesprayModeFix(p.Workspace, in, mode)
 		}
+		if !ok {
+			fx, ok = setModeFix(in, mode)
+		}
 		if ok {
 			fx.Preferred = mode == checker.ModeNFTables
 			fixes = append(fixes, fx)
@@ -265,6 +268,20 @@ func kp105InstallerGates(p *checker.Pass, in *checker.Instance, report func(chec
 		}
 		report(checker.Finding{Severity: sev, Message: msg, Pos: pos, End: end, Object: g.Doc.Ref(), Path: g.Path})
 	}
+}
+
+// setModeFix returns the installer's own edit for mode (Installer.SetMode), in its spelling.
+func setModeFix(in *checker.Instance, mode string) (checker.Fix, bool) {
+	ins := in.Installer
+	spelled := ins.ModeSpelling(mode)
+	if ins.SetMode == nil || spelled == "" {
+		return checker.Fix{}, false
+	}
+	e, ok := ins.SetMode(spelled)
+	if !ok {
+		return checker.Fix{}, false
+	}
+	return checker.Fix{Message: fmt.Sprintf("Set %s to %s", ins.ModeKey, spelled), Edits: []checker.TextEdit{e}}, true
 }
 
 // kubesprayModeFix returns a fix that sets kube_proxy_mode where kubespray's role default

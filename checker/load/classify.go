@@ -62,7 +62,7 @@ func wantName(name string) bool {
 // files named after kubeadm or kube-proxy whatever their extension (kubeadm-init.v1beta3).
 func sniffName(name string) bool {
 	base := strings.ToLower(filepath.Base(name))
-	if notConfigExts[filepath.Ext(shell.StripTemplateExt(base))] {
+	if notConfigExts[filepath.Ext(shell.StripTemplateExt(base))] || strings.HasSuffix(base, "~") {
 		return false
 	}
 	if strings.HasSuffix(base, ".ansible") || shell.StripTemplateExt(base) != base {
@@ -79,6 +79,8 @@ var notConfigExts = map[string]bool{
 	".rs": true, ".ps1": true, ".bat": true, ".cmd": true, ".lua": true, ".pl": true, ".php": true,
 	".cs": true, ".kt": true, ".swift": true, ".svg": true, ".png": true, ".jpg": true, ".gif": true,
 	".pdf": true, ".csv": true, ".log": true, ".mod": true, ".sum": true, ".lock": true, ".proto": true,
+	// Copies that are not in use: test goldens, backups, merge leftovers.
+	".golden": true, ".bak": true, ".orig": true, ".old": true, ".rej": true, ".swp": true, ".tmp": true, ".dist": true,
 }
 
 // nameFilters and textClassifiers extend wantName and classify for more inputs (scripts,

@@ -97,6 +97,42 @@ func docAnchor(ins *checker.Installer, d *checker.Document, p checker.Path) {
 	ins.Anchor, ins.AnchorEnd = d.KindPos()
 }
 
+// insertKey returns an edit that adds "key: value" as the first entry of the block mapping at
+// p of d, at the indentation of its entries; false when there is no such mapping with an entry
+// to align with.
+func insertKey(d *checker.Document, p checker.Path, key string) func(string) (checker.TextEdit, bool) {
+	return func(value string) (checker.TextEdit, bool) {
+		var m *yaml.Node
+		if len(p) == 0 {
+			m = d.Node
+		} else {
+			_, m = d.Lookup(p)
+		}
+		if m == nil || m.Kind != yaml.MappingNode || m.Style&yaml.FlowStyle != 0 || len(m.Content) == 0 {
+			return checker.TextEdit{}, false
+		}
+		first := d.NodePos(m.Content[0])
+		f := d.File.Outer()
+		if !first.IsValid() || first.Filename != f.Path || first.Column < 1 {
+			return checker.TextEdit{}, false
+		}
+		ls := first.Offset - (first.Column - 1)
+		if ls < 0 || strings.TrimLeft(string(f.Content[ls:first.Offset]), " ") != "" {
+			return checker.TextEdit{}, false
+		}
+		at := f.PositionAt(ls)
+		return checker.TextEdit{Pos: at, End: at, NewText: strings.Repeat(" ", first.Column-1) + key + ": " + value + lineEnd(f)}, true
+	}
+}
+
+// lineEnd is the line ending the file uses.
+func lineEnd(f *checker.File) string {
+	if strings.Contains(string(f.Content), "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 // yamlSetting returns the scalar setting at path p of d, or nil when it is absent or null.
 func yamlSetting(d *checker.Document, p checker.Path) *checker.InstallerSetting {
 	k, v := d.Lookup(p)

@@ -41,6 +41,9 @@ func kubekeyInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 		ins := newKubeKeyInstaller(d, "spec.kubernetes.proxyMode")
 		docAnchor(ins, d, k)
 		ins.Mode = modeSetting(ins, d, k.Append("proxyMode"))
+		if ins.Mode == nil {
+			ins.SetMode = insertKey(d, k, "proxyMode")
+		}
 		if s, b, ok := boolSetting(d, k.Append("disableKubeProxy")); ok && b {
 			ins.Disabled = s
 		}
@@ -54,6 +57,8 @@ func kubekeyInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 			// Config sets the mode.
 			if rd := kubekeyRoleDefault(ws); rd != nil {
 				ins.Mode = rd.Mode
+			} else {
+				ins.SetMode = insertKey(d, checker.Path{"spec", "kubernetes", "kube_proxy"}, "mode")
 			}
 		}
 		return []*checker.Instance{newInstallerInstance(ins, kubekeyLabel(d))}

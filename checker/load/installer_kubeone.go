@@ -35,9 +35,17 @@ func kubeoneInstances(_ *checker.Workspace, d *checker.Document) []*checker.Inst
 		if k == nil || v == nil || v.ShortTag() == "!!null" {
 			continue
 		}
-		// The section's key is the setting; it has no scalar value to replace, so no fix.
+		// The section's key is the setting; the fix swaps the whole section for another
+		// mode's empty one ("nftables: {}"): the old section's settings do not apply there.
 		ins.Mode = &checker.InstallerSetting{Key: sec, Value: sec, Normalized: sec, Doc: d, Path: kp.Append(sec),
 			Pos: d.NodePos(k), End: d.NodeEnd(k)}
+		from, to := d.NodePos(k), d.NodeEnd(v)
+		ins.SetMode = func(spelled string) (checker.TextEdit, bool) {
+			if !from.IsValid() || to.Offset <= from.Offset || from.Filename != to.Filename {
+				return checker.TextEdit{}, false
+			}
+			return checker.TextEdit{Pos: from, End: to, NewText: spelled + ": {}"}, true
+		}
 		break
 	}
 	if s, b, ok := boolSetting(d, kp.Append("skipInstallation")); ok && b {

@@ -80,6 +80,18 @@ func sealosInstances(ws *checker.Workspace, d *checker.Document) []*checker.Inst
 		label = "sealos Cluster " + d.Name
 	}
 	in := newInstallerInstance(ins, label)
+	if kpc == nil {
+		ins.SetMode = func(spelled string) (checker.TextEdit, bool) {
+			// The Clusterfile gets the KubeProxyConfiguration document it lacks.
+			f := d.File.Outer()
+			text := "---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: " + spelled + "\n"
+			if n := len(f.Content); n > 0 && f.Content[n-1] != '\n' {
+				text = "\n" + text
+			}
+			end := f.PositionAt(len(f.Content))
+			return checker.TextEdit{Pos: end, End: end, NewText: text}, true
+		}
+	}
 	if kpc != nil {
 		ins.Patches = []*checker.Document{kpc}
 		if s := yamlSetting(kpc, checker.Path{"mode"}); s != nil && (s.Value != "" || s.Placeholder) && kpc.Object != nil {
@@ -87,6 +99,7 @@ func sealosInstances(ws *checker.Workspace, d *checker.Document) []*checker.Inst
 		} else {
 			// sealos merges the document over its defaults: the mode stays ipvs.
 			ins.IPVS = ipvsSection(kpc, checker.Path{"ipvs"})
+			ins.SetMode = insertKey(kpc, nil, "mode")
 		}
 	}
 	return []*checker.Instance{in}

@@ -249,6 +249,21 @@ func (t *tfWalker) ack(blk *hclsyntax.Block) {
 		anchor = blk.LabelRanges[1]
 	}
 	ins.Anchor, ins.AnchorEnd = t.pos(anchor.Start), t.pos(anchor.End)
+	ins.SetMode = func(spelled string) (checker.TextEdit, bool) {
+		// proxy_mode = "..." as the block's first attribute, at the attributes' indentation.
+		var first *hclsyntax.Attribute
+		for _, a := range blk.Body.Attributes {
+			if first == nil || a.SrcRange.Start.Byte < first.SrcRange.Start.Byte {
+				first = a
+			}
+		}
+		if first == nil || first.SrcRange.Start.Column < 2 {
+			return checker.TextEdit{}, false
+		}
+		ls := first.SrcRange.Start.Byte - (first.SrcRange.Start.Column - 1)
+		at := t.pos(hcl.Pos{Byte: ls})
+		return checker.TextEdit{Pos: at, End: at, NewText: strings.Repeat(" ", first.SrcRange.Start.Column-1) + "proxy_mode = \"" + spelled + "\"\n"}, true
+	}
 	if a, ok := blk.Body.Attributes["proxy_mode"]; ok {
 		s := t.setting("proxy_mode", hclsyntax.ObjectConsItem{KeyExpr: &hclsyntax.LiteralValueExpr{SrcRange: a.NameRange}, ValueExpr: a.Expr})
 		s.Key = "proxy_mode"

@@ -72,6 +72,7 @@ func TestSniffNames(t *testing.T) {
 	for name, want := range map[string]bool{
 		"docs/build-image-with-kubeadm.md": false, "pkg/kubeadm_config_test.go": false, "kubeadm-notes.txt": false,
 		"templates/kubeadm-init.v1beta3": true, "site.ansible": true, "hosts.j2": true,
+		"kube-proxy.yaml.golden": false, "kube-proxy.conf.bak": false, "kubeadm.yaml~": false,
 	} {
 		if got := wantName(name); got != want {
 			t.Errorf("wantName(%s) = %t, want %t", name, got, want)
