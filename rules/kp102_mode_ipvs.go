@@ -45,8 +45,10 @@ the first setting or the configuration's anchor. Values that come from variables
 The fix sets the mode to nftables where ipvs is written: the ` + "`mode`" + ` field of a configuration
 (standalone, in a ConfigMap, a kubeadm document or a heredoc), ` + "`--proxy-mode`" + ` on a command line, or
 an installer setting in the installer's spelling (` + "`NFTables`" + ` for Gardener, ` + "`NFTABLES`" + ` for AKS;
-iptables only for aks-engine and ACK, which have no nftables value; where kubespray's role default
-applies, it writes ` + "`kube_proxy_mode`" + ` down). In a configuration it also
+iptables only for aks-engine and ACK, which have no nftables value; where an installer's default
+applies it writes the setting down: kubespray ` + "`kube_proxy_mode`" + `, KubeKey ` + "`proxyMode`" + `, ACK ` + "`proxy_mode`" + `, a
+` + "`KubeProxyConfiguration`" + ` document in a sealos Clusterfile; KubeOne's ` + "`ipvs:`" + ` section is swapped for
+` + "`nftables: {}`" + `). In a configuration it also
 carries the values ipvs mode read (` + "`iptables.masqueradeAll`" + `, ` + "`iptables.masqueradeBit`" + `, the ` + "`ipvs:`" + `
 sync periods) into the ` + "`nftables:`" + ` section, so that they keep applying. The alternative fix sets
 iptables, for when the nodes are not ready for nftables. Both change the data plane: they are unsafe
