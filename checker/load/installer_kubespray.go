@@ -132,7 +132,8 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 			vars[path.Dir(roleDefault.file)] = map[string]kubesprayVar{"kube_proxy_mode": *roleDefault}
 		}
 		for _, m := range vars {
-			if _, ok := m["kube_proxy_mode"]; !ok {
+			if _, ok := m["kube_proxy_mode"]; !ok && !kubesprayDisables(m) {
+				// An inventory that removes kube-proxy does not run the default either.
 				m["kube_proxy_mode"] = *roleDefault
 			}
 		}
@@ -169,7 +170,7 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 					ins.Mode = s
 				}
 			case "kube_proxy_remove", "cilium_kube_proxy_replacement":
-				if !s.Placeholder && (strings.EqualFold(s.Value, "true") || s.Value == "strict" || s.Value == "yes") {
+				if kubesprayTrue(s) {
 					ins.Disabled = s
 				}
 			case "kube_proxy_nodeport_addresses":
@@ -203,6 +204,22 @@ func kubesprayInstances(ws *checker.Workspace) []*checker.Instance {
 		out = append(out, newInstallerInstance(ins, label))
 	}
 	return out
+}
+
+// kubesprayDisables reports whether an inventory's variables remove kube-proxy
+// (kube_proxy_remove, cilium_kube_proxy_replacement).
+func kubesprayDisables(m map[string]kubesprayVar) bool {
+	for _, n := range []string{"kube_proxy_remove", "cilium_kube_proxy_replacement"} {
+		if v, ok := m[n]; ok && kubesprayTrue(v.set) {
+			return true
+		}
+	}
+	return false
+}
+
+// kubesprayTrue reports whether a switch variable is on.
+func kubesprayTrue(s *checker.InstallerSetting) bool {
+	return !s.Placeholder && (strings.EqualFold(s.Value, "true") || s.Value == "strict" || s.Value == "yes")
 }
 
 // iniVars reads the variables named in known from an INI inventory: "name=value" lines in
