@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
+	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -74,7 +76,7 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 	dec.DisallowUnknownFields()
 	var b Baseline
 	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("decode baseline: %w", err)
+		return nil, fmt.Errorf("decode baseline: %s", jsonError(err, dec.InputOffset()))
 	}
 	if b.Version != BaselineVersion {
 		return nil, fmt.Errorf("decode baseline: unsupported version %d (want %d)", b.Version, BaselineVersion)
@@ -85,6 +87,25 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 		}
 	}
 	return &b, nil
+}
+
+// jsonError describes a decoding error by kind and byte offset, without the text that
+// encoding/json quotes (a field name, a character, a value): the file may not be what it
+// claims to be, and its content must not reach a CI log.
+func jsonError(err error, offset int64) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("wrong type of value at byte %d (want %s)", te.Offset, te.Type)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of file"
+	case strings.HasPrefix(err.Error(), "json: unknown field"):
+		return "unknown field (a baseline has version, tool and findings with fingerprint, rule, file and message)"
+	}
+	return fmt.Sprintf("invalid baseline at byte %d", offset)
 }
 
 // applyBaseline drops the findings the baseline lists, each entry matching at most one

@@ -152,11 +152,20 @@ func TestParseBaselineErrors(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{`{"version": 1, "findings": [{"fingerprint": ""}]}`, "entry 1 has no fingerprint"},
 		{`{"version": 2, "findings": []}`, "unsupported version 2"},
-		{`{"version": 1, "issues": []}`, `unknown field "issues"`},
+		{`{"version": 1, "issues": []}`, "unknown field (a baseline has"},
 		{`[`, "decode baseline"},
+		{`{"version": "S3CR3T"}`, "wrong type of value at byte 20 (want int)"},
+		{"S3CR3T", "invalid JSON at byte 1"},
+		{`{"S3CR3T": 1}`, "unknown field"},
+		{`{"version": 1, "findings": [{"fingerprint": 5}]}`, "wrong type of value"},
 	} {
-		if _, err := ParseBaseline([]byte(tt.in)); err == nil || !strings.Contains(err.Error(), tt.want) {
+		_, err := ParseBaseline([]byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ParseBaseline(%s) = %v, want %q", tt.in, err, tt.want)
+		}
+		// A file planted under the baseline's name must not reach the CI log.
+		if err != nil && (strings.Contains(err.Error(), "S3CR3T") || strings.Contains(err.Error(), "issues")) {
+			t.Errorf("ParseBaseline(%s) error echoes the content: %v", tt.in, err)
 		}
 	}
 }

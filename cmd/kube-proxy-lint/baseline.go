@@ -3,18 +3,22 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/config"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
 )
 
-// readBaseline reads a --baseline file.
+// maxBaselineSize bounds a --baseline file: a baseline of 100,000 findings is about 30 MB.
+const maxBaselineSize = 256 << 20
+
+// readBaseline reads a --baseline file: a regular file, never through a symbolic link, which a
+// pull request could plant under the baseline's name.
 func readBaseline(path string) (*engine.Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxBaselineSize)
 	if err != nil {
 		return nil, fmt.Errorf("read baseline: %w", err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -52,9 +51,9 @@ func readConfig(f *configFlags, lintPath string) (*config.Config, error) {
 			return &config.Config{}, nil
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := config.Read(path)
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, err
 	}
 	// Errors and outputs name the file as findings name files: relative to the repository root.
 	name := path

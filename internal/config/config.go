@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
 )
 
 // FileName is the configuration file looked up from the linted path up to the repository root.
@@ -26,6 +28,9 @@ const FileName = ".kube-proxy-lint.yaml"
 
 // Version is the only configuration format version.
 const Version = 1
+
+// MaxSize is the largest configuration file read; a real one is a few kilobytes.
+const MaxSize = 1 << 20
 
 // Config is a decoded configuration file, or the effective configuration after Merge.
 type Config struct {
@@ -102,7 +107,9 @@ func Find(path, root string) string {
 	}
 	for d := abs; ; {
 		p := filepath.Join(d, FileName)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		// Lstat: a symbolic link or FIFO planted under the name is found, and then refused by
+		// Load, instead of being followed or silently passed over for a parent's file.
+		if _, err := os.Lstat(p); err == nil {
 			return p
 		}
 		if d == root {
@@ -122,11 +129,21 @@ func Find(path, root string) string {
 
 // Load reads and parses the configuration file at path.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Read reads the configuration file at path: a regular file, not a symbolic link, at most
+// MaxSize bytes.
+func Read(path string) ([]byte, error) {
+	data, err := safefile.ReadFile(path, MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return Parse(path, data)
+	return data, nil
 }
 
 // keys are the top-level keys, in the order of the documentation.
@@ -144,7 +161,7 @@ func Parse(name string, data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return c, nil // an empty file is an empty configuration
 		}
-		return nil, fmt.Errorf("parse config %s: %w", name, err)
+		return nil, fmt.Errorf("parse config %s: %s", name, yamlError(err))
 	}
 	p := &parser{name: name}
 	if len(doc.Content) == 0 {
@@ -162,19 +179,19 @@ func Parse(name string, data []byte) (*Config, error) {
 		case "version":
 			c.Version = p.integer(v)
 			if c.Version != Version {
-				p.fail(v, "unsupported version %s (want %d)", v.Value, Version)
+				p.fail(v, "unsupported version (want %d)", Version)
 			}
 		case "target-version":
 			c.TargetVersion = p.str(v)
 			if c.TargetVersion != "" && c.TargetVersion != "auto" {
 				if _, err := checker.ParseVersion(c.TargetVersion); err != nil {
-					p.fail(v, "%v", err)
+					p.fail(v, "invalid target-version (want auto or a Kubernetes version such as 1.40 or v1.37.2)")
 				}
 			}
 		case "fail-on":
 			c.FailOn = p.str(v)
 			if _, err := checker.ParseSeverity(c.FailOn); err != nil {
-				p.fail(v, "%v", err)
+				p.fail(v, "invalid fail-on (want error, warning, info or none)")
 			}
 		case "enable":
 			c.Enable = p.ruleList(c, v)
@@ -190,7 +207,7 @@ func Parse(name string, data []byte) (*Config, error) {
 				c.refs = append(c.refs, ruleRef{rule, p.pos(rk)})
 				s := p.str(rv)
 				if sev, err := checker.ParseSeverity(s); err != nil || sev == checker.SeverityNone {
-					p.fail(rv, "severity of %s must be error, warning or info, not %q", rule, s)
+					p.fail(rv, "invalid severity (want error, warning or info)")
 				}
 				c.Severity[rule] = s
 			})
@@ -231,7 +248,13 @@ func (c *Config) CheckRules(registry []*checker.Rule) error {
 			continue
 		}
 		if _, err := engine.Find(registry, r.name); err != nil {
-			errs = append(errs, &Error{Pos: r.pos, Msg: err.Error()})
+			// The name is not quoted: errors never echo the file's content.
+			msg := "unknown rule"
+			var ue *engine.UnknownRuleError
+			if errors.As(err, &ue) && ue.Suggestion != nil {
+				msg += fmt.Sprintf("; did you mean %s (%s)?", ue.Suggestion.ID, ue.Suggestion.Name)
+			}
+			errs = append(errs, &Error{Pos: r.pos, Msg: msg})
 		}
 	}
 	return errors.Join(errs...)
@@ -253,7 +276,7 @@ func (c *Config) Processing(registry []*checker.Rule, root string) (engine.Proce
 		if e.Message != "" {
 			re, err := regexp.Compile(e.Message)
 			if err != nil {
-				return p, &Error{Pos: e.Pos, Msg: err.Error()}
+				return p, &Error{Pos: e.Pos, Msg: "invalid message regexp: " + regexpError(err)}
 			}
 			ex.Message = re
 		}
@@ -267,7 +290,7 @@ func (c *Config) Processing(registry []*checker.Rule, root string) (engine.Proce
 		for name, s := range c.Severity {
 			r, err := engine.Find(registry, name)
 			if err != nil {
-				return p, fmt.Errorf("config %s: severity: %w", c.Path, err)
+				return p, fmt.Errorf("config %s: severity: unknown rule", c.Path)
 			}
 			sev, _ := checker.ParseSeverity(s)
 			p.Severity[r.ID] = sev
@@ -434,12 +457,13 @@ func (p *parser) mapping(m *yaml.Node, known []string, f func(key string, k, v *
 			continue
 		}
 		if seen[k.Value] {
-			p.fail(k, "duplicate key %q", k.Value)
+			p.fail(k, "duplicate key")
 			continue
 		}
 		seen[k.Value] = true
 		if known != nil && !slices.Contains(known, k.Value) {
-			msg := fmt.Sprintf("unknown key %q", k.Value)
+			// The key is not quoted: errors never echo the file's content.
+			msg := "unknown key"
 			if s := closest(k.Value, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			} else {
@@ -517,7 +541,7 @@ func (p *parser) checkGlob(n *yaml.Node, g string) {
 	}
 	for _, seg := range strings.Split(g, "/") {
 		if _, err := filepath.Match(seg, ""); err != nil {
-			p.fail(n, "invalid path glob %q: %v", g, err)
+			p.fail(n, "invalid path glob: %v", err)
 			return
 		}
 	}
@@ -551,7 +575,7 @@ func (p *parser) exclusions(c *Config, v *yaml.Node) []Exclusion {
 			case "message":
 				e.Message = p.str(ev)
 				if _, err := regexp.Compile(e.Message); err != nil {
-					p.fail(ev, "invalid message regexp: %v", err)
+					p.fail(ev, "invalid message regexp: %s", regexpError(err))
 				}
 			case "reason":
 				e.Reason = strings.TrimSpace(p.str(ev))
@@ -575,12 +599,37 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
+		// The value itself is never quoted: errors do not echo the file's content.
+		switch n.ShortTag() {
+		case "!!null":
 			return "null"
+		case "!!bool":
+			return "a boolean"
+		case "!!int", "!!float":
+			return "a number"
 		}
-		return fmt.Sprintf("%q", n.Value)
+		return "a string"
 	}
 	return "an alias"
+}
+
+// yamlError describes a YAML syntax error without the text it quotes (anchor names, tags,
+// the values of type errors): what is wrong and on which line.
+func yamlError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	return quotedRe.ReplaceAllString(msg, "…")
+}
+
+// quotedRe matches the quoted source fragments yaml.v3 and regexp put in their messages.
+var quotedRe = regexp.MustCompile("'[^']*'|\"[^\"]*\"|`[^`]*`")
+
+// regexpError is a regexp syntax error without the fragment of the expression it quotes.
+func regexpError(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return string(se.Code)
+	}
+	return "invalid expression"
 }
 
 // closest returns the known key nearest to s when it is a likely typo.
