@@ -41,6 +41,14 @@ func TestLoadErrors(t *testing.T) {
 			`policies/org002.rego:12: net.lookup_ip_addr is not allowed`},
 		{"opa.runtime", src("003", "findings contains {\"msg\": x, \"path\": []} if {\n\tx := opa.runtime().env.HOME\n}\n"),
 			`policies/org003.rego:12: opa.runtime is not allowed`},
+		{"schema $ref reads files", src("012", "findings contains {\"msg\": \"x\", \"path\": []} if {\n\tjson.verify_schema({\"$ref\": \"file:///etc/shadow\"})\n}\n"),
+			`policies/org012.rego:12: json.verify_schema is not allowed: .*file://`},
+		{"match_schema", src("013", "findings contains {\"msg\": \"x\", \"path\": []} if {\n\t[ok, _] := json.match_schema(input, {\"$ref\": \"file:///dev/zero\"})\n\tok\n}\n"),
+			`policies/org013.rego:12: json.match_schema is not allowed`},
+		{"clock", src("014", "findings contains {\"msg\": \"x\", \"path\": []} if time.now_ns() > 0\n"),
+			`policies/org014.rego:11: time.now_ns is not allowed: .*clock`},
+		{"random", src("015", "findings contains {\"msg\": \"x\", \"path\": []} if rand.intn(\"x\", 2) == 1\n"),
+			`policies/org015.rego:11: rand.intn is not allowed`},
 		{"syntax", src("004", "findings contains {\"msg\": \"x\", \"path\": []} if {\n\tinput.kind ==\n}\n"),
 			`policies/org004.rego:1[123]: unexpected`},
 		{"rego v0", src("005", "findings[{\"msg\": \"x\", \"path\": []}] {\n\ttrue\n}\n"),
@@ -249,7 +257,7 @@ func TestFixSafety(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	r := compile(t, `findings contains {"msg": "x", "path": []} if {
 	input.kind == "ConfigMap"
-	count([x | some x in numbers.range(1, 100000000)]) > 0
+	count([x | some x in numbers.range(1, 1000000); some y in numbers.range(1, 1000000); x = y]) > 0
 }
 `)
 	old := policy.Timeout
@@ -259,6 +267,35 @@ func TestTimeout(t *testing.T) {
 	err := r.Run(checker.NewPass(r, ws, func(checker.Finding) {}))
 	if err == nil || !strings.Contains(err.Error(), "timed out after 50ms") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestRangeBounded: numbers.range builds its whole array before the timeout could stop it, so
+// the sandbox refuses ranges beyond a million numbers instead of running out of memory.
+func TestRangeBounded(t *testing.T) {
+	r := compile(t, `findings contains {"msg": "x", "path": []} if {
+	input.kind == "ConfigMap"
+	count(numbers.range_step(1, 1000000000000, 1)) > count(numbers.range(1, 1000000000000))
+}
+`)
+	ws := load.Bytes("a.yaml", []byte("apiVersion: v1\nkind: ConfigMap\n"), nil)
+	var fs []checker.Finding
+	if err := r.Run(checker.NewPass(r, ws, func(f checker.Finding) { fs = append(fs, f) })); err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || !fs[0].Internal || !strings.Contains(fs[0].Message, "the sandbox allows at most 1048576") {
+		t.Errorf("findings = %+v", fs)
+	}
+	ok := compile(t, `findings contains {"msg": sprintf("%v %v %v", [numbers.range(3, 1), numbers.range_step(0, 10, 4), numbers.range(-1, 1)]), "path": []} if {
+	input.kind == "ConfigMap"
+}
+`)
+	fs = nil
+	if err := ok.Run(checker.NewPass(ok, ws, func(f checker.Finding) { fs = append(fs, f) })); err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].Message != "[3, 2, 1] [0, 4, 8] [-1, 0, 1]" {
+		t.Errorf("findings = %+v", fs)
 	}
 }
 

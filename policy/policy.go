@@ -13,7 +13,8 @@
 // Policies are compiled once per process into one compiler per policy set; each rule has one
 // prepared query, evaluated per matching document and safe for concurrent use. They run
 // sandboxed: the capabilities are pinned to the OPA release this package was built with,
-// minus every builtin that reaches the network, the environment or the file system.
+// minus every builtin that reaches the network, the environment, the file system, the clock or
+// a random source (sandbox.go).
 package policy
 
 import (
@@ -33,6 +34,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
 )
 
 //go:embed *.rego
@@ -50,16 +52,6 @@ const DefaultTimeout = 30 * time.Second
 // Timeout is the evaluation budget of one Rego rule in one run; the CLI sets it from
 // --policy-timeout before any rule runs.
 var Timeout = DefaultTimeout
-
-// forbidden reports whether a builtin is refused in the sandbox: anything that talks to the
-// network, reads the environment or files, or depends on the host.
-func forbidden(name string) bool {
-	switch {
-	case name == "http.send", name == "opa.runtime", strings.HasPrefix(name, "net."):
-		return true
-	}
-	return false
-}
 
 var (
 	capsOnce sync.Once
@@ -79,7 +71,7 @@ func capabilities() (*ast.Capabilities, error) {
 		c := ast.CapabilitiesForThisVersion()
 		kept := c.Builtins[:0]
 		for _, b := range c.Builtins {
-			if !forbidden(b.Name) {
+			if _, no := forbidden(b.Name); !no {
 				kept = append(kept, b)
 			}
 		}
@@ -144,17 +136,23 @@ func builtinSources(tests bool) ([]Source, error) {
 
 func isTest(name string) bool { return strings.HasSuffix(name, "_test.rego") }
 
+// MaxPolicySize is the largest policy file read; real ones are a few kilobytes.
+const MaxPolicySize = 1 << 20
+
 // ReadDirs reads the *.rego files below each directory (recursively; a file argument is read
-// as is), in a stable order. Test files are included only when tests is true.
+// as is), in a stable order. Test files are included only when tests is true. Policy
+// directories may come from the repository under test, so nothing is read through a symbolic
+// link (neither a directory argument nor a file below it: a link is an error), only regular
+// files are read, each at most MaxPolicySize bytes.
 func ReadDirs(dirs []string, tests bool) ([]Source, error) {
 	var out []Source
 	for _, dir := range dirs {
-		st, err := os.Stat(dir)
+		st, err := os.Lstat(dir)
 		if err != nil {
 			return nil, fmt.Errorf("read policies: %w", err)
 		}
 		if !st.IsDir() {
-			b, err := os.ReadFile(dir)
+			b, err := safefile.ReadFile(dir, MaxPolicySize)
 			if err != nil {
 				return nil, fmt.Errorf("read policies: %w", err)
 			}
@@ -175,7 +173,9 @@ func ReadDirs(dirs []string, tests bool) ([]Source, error) {
 			if !strings.HasSuffix(p, ".rego") || (isTest(p) && !tests) {
 				return nil
 			}
-			b, err := os.ReadFile(p)
+			// WalkDir does not follow links to directories; safefile refuses links to files,
+			// FIFOs and devices.
+			b, err := safefile.ReadFile(p, MaxPolicySize)
 			if err != nil {
 				return err
 			}
@@ -292,8 +292,8 @@ func sandboxErrors(mods map[string]*ast.Module) []error {
 			default:
 				return false
 			}
-			if forbidden(op) {
-				errs = append(errs, fmt.Errorf("%s: %s is not allowed: policies run sandboxed, without network, environment or file access", where(t.Location), op))
+			if why, no := forbidden(op); no {
+				errs = append(errs, fmt.Errorf("%s: %s is not allowed: policies run sandboxed, without network, environment, file, clock or random access (%s)", where(t.Location), op, why))
 				return true
 			}
 			return false
