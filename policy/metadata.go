@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -92,6 +93,11 @@ func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
 	if builtin {
 		md.URL = ""
 	}
+	if md.URL != "" && !validDocURL(md.URL) {
+		// The URL reaches SARIF helpUri, markdown links and terminals: only a plain absolute
+		// web URL is accepted, so no output has to trust it.
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.url must be an absolute http or https URL of printable ASCII without spaces, quotes, backslashes or <>", loc))
+	}
 	sev := get("severity")
 	var err error
 	if md.Severity, err = checker.ParseSeverity(sev); err != nil || md.Severity == checker.SeverityNone {
@@ -160,4 +166,20 @@ func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
 		return nil, err
 	}
 	return md, nil
+}
+
+// validDocURL accepts an absolute http(s) URL with a host, made of the characters RFC 3986
+// allows (letters, digits, -._~:/?#[]@!$&'()*+,;= and %).
+func validDocURL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0:
+		default:
+			return false
+		}
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil
 }
