@@ -25,8 +25,10 @@
 //     the file. Columns count code points; tabs are expanded to 8-column stops, East Asian wide
 //     characters take two cells and combining marks none, so the caret sits under the right
 //     character in a terminal. Lines wider than 120 cells are cut around the span with "…".
-//   - Control characters in file content, paths and messages are shown as U+FFFD, so a linted
-//     file can never send escape sequences to the terminal.
+//   - Control characters, bidirectional overrides and invalid UTF-8 in file content, paths
+//     and messages are shown as visible escapes (\x1b, \u202e), and a line that would start
+//     with "::" (a GitHub Actions workflow command) or hold "##[" is escaped too, so a linted
+//     file can never drive the terminal or inject commands into a CI log (escape.go).
 //   - Related locations follow as "  path:line:col: note: message"; the preferred fix's
 //     description as "  fix (safe): message" or "  fix (unsafe): message" (what --fix, or
 //     --fix --unsafe-fixes, applies), other fixes as "  alternative (safe|unsafe): message".
@@ -114,5 +116,11 @@
 //   - checkstyle: Checkstyle 4.3 XML, files sorted by name, source "kube-proxy-lint.<ID>".
 //   - markdown: a summary for pull-request comments and job summaries: counts by severity and
 //     by rule, then findings grouped by file, linked to their lines when Options.LinkBase is
-//     set, at most 200 listed. A clean run writes "No findings".
+//     set, at most 200 listed. A clean run writes "No findings". Text is escaped so that it
+//     cannot form markup, links, HTML, @-mentions or issue references; link destinations are
+//     percent-encoded.
+//
+// Each kind of output has one escaping function (Terminal, GitHubData/GitHubProperty,
+// Markdown/MarkdownURL, SARIFText; JSON, rdjson and Checkstyle rely on their encoders), tested
+// together over one table of hostile names.
 package report

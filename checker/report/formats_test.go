@@ -256,8 +256,8 @@ func TestMarkdownCleanAndEscaping(t *testing.T) {
 	if !strings.Contains(out, "**No findings.**") || !strings.Contains(out, "target 1.40") {
 		t.Errorf("clean run:\n%s", out)
 	}
-	if got := mdEscape("@team *bold* <b>|x|</b>\n`code`"); got != `\@team \*bold\* \<b\>\|x\|\</b\> \`+"`code\\`" {
-		t.Errorf("mdEscape = %s", got)
+	if got := Markdown("@team *bold* <b>|x|</b>\n`code` #12 &amp;"); got != `@&#8203;team \*bold\* \<b\>\|x\|\</b\> \`+"`code\\`"+` \#&#8203;12 &amp;amp;` {
+		t.Errorf("Markdown = %s", got)
 	}
 	// Past the cap, findings are counted, not listed.
 	var many []checker.Finding

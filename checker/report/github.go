@@ -33,7 +33,7 @@ func (githubFormatter) Format(w io.Writer, r *Result) error {
 // SARIF's exclusive endColumn.
 func githubCommand(f *checker.Finding) string {
 	var props []string
-	add := func(k, v string) { props = append(props, k+"="+escapeGitHubProperty(v)) }
+	add := func(k, v string) { props = append(props, k+"="+GitHubProperty(v)) }
 	if f.Pos.Filename != "" {
 		add("file", f.Pos.Filename)
 	}
@@ -67,7 +67,7 @@ func githubCommand(f *checker.Finding) string {
 			msg += "\n" + fixLabel(f, i) + ": " + fix.Message
 		}
 	}
-	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + escapeGitHubData(msg)
+	return "::" + githubLevel(f.Severity) + " " + strings.Join(props, ",") + "::" + GitHubData(msg)
 }
 
 // githubLevel maps a severity to a workflow command; GitHub has no "info" but "notice".
@@ -80,15 +80,4 @@ func githubLevel(s checker.Severity) string {
 	default:
 		return "notice"
 	}
-}
-
-// escapeGitHubData escapes a command's message as the runner's toolkit does (escapeData).
-func escapeGitHubData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// escapeGitHubProperty escapes a property value (escapeProperty): the message escapes plus
-// the ":" and "," that separate properties.
-func escapeGitHubProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

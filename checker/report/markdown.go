@@ -28,7 +28,7 @@ func (m markdownFormatter) Format(w io.Writer, r *Result) error {
 	if ts := summaryTargets(r); len(ts) > 1 {
 		b.WriteString("\n| scopes | target | source |\n| --- | --- | --- |\n")
 		for _, g := range ts {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdEscape(strings.Join(g.scopes, ", ")), g.Version, mdEscape(targetSource(g.Target)))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", Markdown(strings.Join(g.scopes, ", ")), g.Version, Markdown(targetSource(g.Target)))
 		}
 	}
 	if len(r.Findings) > 0 {
@@ -67,7 +67,7 @@ func markdownHeadline(r *Result) string {
 	case len(ts) == 1:
 		s += " · target " + ts[0].Version.String()
 		if src := targetSource(ts[0].Target); src != "" {
-			s += " (" + mdEscape(src) + ")"
+			s += " (" + Markdown(src) + ")"
 		}
 	case len(ts) > 1:
 		s += " · targets by scope:"
@@ -108,12 +108,12 @@ func (m markdownFormatter) byRule(b *strings.Builder, r *Result) {
 	})
 	b.WriteString("\n| rule | name | findings | errors | warnings | info |\n| --- | --- | ---: | ---: | ---: | ---: |\n")
 	for _, rw := range list {
-		id, name := mdEscape(rw.id), ""
+		id, name := Markdown(rw.id), ""
 		if i, ok := rules.index[rw.id]; ok {
 			rule := rules.rules[i]
 			name = "`" + rule.Name + "`"
 			if rule.Doc.Title != "" {
-				id = "[" + id + "](" + rule.URL() + ")"
+				id = "[" + id + "](" + MarkdownURL(rule.URL()) + ")"
 			}
 		}
 		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d |\n", id, name, rw.total,
@@ -142,27 +142,27 @@ func (m markdownFormatter) byFile(b *strings.Builder, r *Result) {
 			if name == "" {
 				name = "(no file)"
 			}
-			b.WriteString("\n### " + mdEscape(name) + "\n\n")
+			b.WriteString("\n### " + Markdown(name) + "\n\n")
 		}
 		b.WriteString("- **" + f.Severity.String() + "** ")
 		if f.Pos.IsValid() {
 			b.WriteString(m.link(f.Pos, f.End, fmt.Sprintf("line %d", f.Pos.Line)) + ": ")
 		}
-		b.WriteString(mdEscape(f.Message))
-		ruleText := mdEscape(f.RuleID)
+		b.WriteString(Markdown(f.Message))
+		ruleText := Markdown(f.RuleID)
 		if f.RuleName != "" {
-			ruleText += " " + mdEscape(f.RuleName)
+			ruleText += " " + Markdown(f.RuleName)
 		}
 		if j, ok := rules.index[f.RuleID]; ok && rules.rules[j].Doc.Title != "" {
-			ruleText = "[" + ruleText + "](" + rules.rules[j].URL() + ")"
+			ruleText = "[" + ruleText + "](" + MarkdownURL(rules.rules[j].URL()) + ")"
 		}
 		b.WriteString(" (" + ruleText + ")\n")
 		for _, rel := range f.Related {
-			b.WriteString("  - " + m.link(rel.Pos, rel.End, mdEscape(rel.Pos.String())) + ": " + mdEscape(rel.Message) + "\n")
+			b.WriteString("  - " + m.link(rel.Pos, rel.End, Markdown(rel.Pos.String())) + ": " + Markdown(rel.Message) + "\n")
 		}
 		for j, fix := range f.Fixes {
 			if fix.Message != "" {
-				b.WriteString("  - " + fixLabel(f, j) + ": " + mdEscape(fix.Message) + "\n")
+				b.WriteString("  - " + fixLabel(f, j) + ": " + Markdown(fix.Message) + "\n")
 			}
 		}
 	}
@@ -177,27 +177,5 @@ func (m markdownFormatter) link(pos, end checker.Position, text string) string {
 	if e := span(pos, end); e.Line > pos.Line {
 		anchor += "-L" + strconv.Itoa(e.Line)
 	}
-	return "[" + text + "](" + m.linkBase + escapeURIPath(pos.Filename, false) + anchor + ")"
-}
-
-// mdEscape makes text inert in GitHub Markdown: punctuation that could start emphasis, code,
-// links, HTML, tables or @-mentions is backslash-escaped, and line breaks become spaces.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#', '~', '@', '!', '{', '}':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n', '\r', '\t':
-			b.WriteByte(' ')
-		default:
-			if isControl(r) {
-				b.WriteRune('\uFFFD')
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return "[" + text + "](" + MarkdownURL(m.linkBase+escapeURIPath(pos.Filename, false)+anchor) + ")"
 }

@@ -159,11 +159,11 @@ func (m readinessMarkdown) overview(b *strings.Builder, rd *readiness.Report) {
 		for _, c := range s.Timeline {
 			cells[c.Version] = c
 		}
-		today := mdEscape(strings.Join(s.ModeToday, ", "))
+		today := Markdown(strings.Join(s.ModeToday, ", "))
 		if today == "" {
 			today = "—"
 		}
-		fmt.Fprintf(b, "| %s | %s at %s |", m.dirLink(s.Dir), today, mdEscape(s.Target.Version))
+		fmt.Fprintf(b, "| %s | %s at %s |", m.dirLink(s.Dir), today, Markdown(s.Target.Version))
 		for _, v := range rd.Versions {
 			c, ok := cells[v]
 			if !ok {
@@ -172,23 +172,23 @@ func (m readinessMarkdown) overview(b *strings.Builder, rd *readiness.Report) {
 			}
 			b.WriteString(" " + stateCell(c) + " |")
 		}
-		b.WriteString(" " + mdEscape(statusText(s)) + " |\n")
+		b.WriteString(" " + Markdown(statusText(s)) + " |\n")
 	}
 	b.WriteString("\nStates: runs · switches (the default mode changes) · deprecated · **exits** at startup · **removed**; (N): blockers that arrive at that version.\n")
 }
 
 // dirLink links a scope directory when a link base is known.
 func (m readinessMarkdown) dirLink(dir string) string {
-	text := mdEscape(dir)
+	text := Markdown(dir)
 	if m.linkBase == "" || dir == "." {
 		return text
 	}
-	return "[" + text + "](" + m.linkBase + escapeURIPath(dir, false) + ")"
+	return "[" + text + "](" + MarkdownURL(m.linkBase+escapeURIPath(dir, false)) + ")"
 }
 
 // at links a location: "[file:line](url#Lline)".
 func (m readinessMarkdown) at(l readiness.Location) string {
-	text := mdEscape(l.File + ":" + strconv.Itoa(l.Line))
+	text := Markdown(l.File + ":" + strconv.Itoa(l.Line))
 	if m.linkBase == "" || l.File == "" || l.Line < 1 {
 		return text
 	}
@@ -196,26 +196,26 @@ func (m readinessMarkdown) at(l readiness.Location) string {
 	if l.EndLine > l.Line {
 		anchor += "-L" + strconv.Itoa(l.EndLine)
 	}
-	return "[" + text + "](" + m.linkBase + escapeURIPath(l.File, false) + anchor + ")"
+	return "[" + text + "](" + MarkdownURL(m.linkBase+escapeURIPath(l.File, false)+anchor) + ")"
 }
 
 // scope renders one scope section, listing at most limit items per list.
 func (m readinessMarkdown) scope(s *readiness.Scope, limit int) string {
 	var b strings.Builder
-	b.WriteString("\n### " + mdEscape(s.Dir) + ": " + mdEscape(statusText(s)) + "\n\n")
-	b.WriteString(mdEscape(s.Headline) + ".\n")
-	src := "Version " + mdEscape(s.Target.Version) + " " + mdEscape(targetWords(s.Target))
+	b.WriteString("\n### " + Markdown(s.Dir) + ": " + Markdown(statusText(s)) + "\n\n")
+	b.WriteString(Markdown(s.Headline) + ".\n")
+	src := "Version " + Markdown(s.Target.Version) + " " + Markdown(targetWords(s.Target))
 	if s.Target.At != nil {
 		src += " at " + m.at(*s.Target.At)
 	}
 	b.WriteString(src + ".\n\n")
-	b.WriteString("**Next step:** " + mdEscape(s.NextStep) + ".\n")
+	b.WriteString("**Next step:** " + Markdown(s.NextStep) + ".\n")
 	for _, r := range s.Replaced {
 		word := "Replaced"
 		if r.Conflicting {
 			word = "Replaced, but kube-proxy is still deployed"
 		}
-		b.WriteString("\n**" + word + ":** " + mdEscape(r.Message) + " (" + m.at(r.At) + ")\n")
+		b.WriteString("\n**" + word + ":** " + Markdown(r.Message) + " (" + m.at(r.At) + ")\n")
 	}
 	if len(s.Instances) > 0 {
 		b.WriteString("\n**kube-proxy** (" + strconv.Itoa(len(s.Instances)) + ")\n\n")
@@ -245,7 +245,7 @@ func (m readinessMarkdown) scope(s *readiness.Scope, limit int) string {
 			if len(its) == 0 {
 				continue
 			}
-			b.WriteString("- " + mdEscape(g.Title) + "\n")
+			b.WriteString("- " + Markdown(g.Title) + "\n")
 			for j, it := range its {
 				if j == limit {
 					b.WriteString("  - … " + plural(len(its)-j, "more", "more") + "\n")
@@ -264,19 +264,19 @@ func (m readinessMarkdown) scope(s *readiness.Scope, limit int) string {
 func (m readinessMarkdown) instance(b *strings.Builder, in *readiness.Instance) {
 	mode := "mode unknown"
 	if in.Mode != "" {
-		mode = "**" + mdEscape(in.Mode) + "** (" + mdEscape(in.Origin) + ")"
+		mode = "**" + Markdown(in.Mode) + "** (" + Markdown(in.Origin) + ")"
 	}
 	if in.Disabled {
 		mode = "not run by the installer"
 	}
-	line := "- " + mdEscape(in.Label) + ": " + mode
+	line := "- " + Markdown(in.Label) + ": " + mode
 	if in.ModeAt != nil {
 		line += " at " + m.at(*in.ModeAt)
 	}
 	b.WriteString(line + "\n")
 	var srcs []string
 	for _, s := range in.Sources {
-		srcs = append(srcs, mdEscape(s.Role)+" "+m.at(s.At))
+		srcs = append(srcs, Markdown(s.Role)+" "+m.at(s.At))
 	}
 	if len(srcs) > 0 {
 		b.WriteString("  - sources: " + strings.Join(srcs, " · ") + "\n")
@@ -291,9 +291,9 @@ func (m readinessMarkdown) instance(b *strings.Builder, in *readiness.Instance) 
 }
 
 func (m readinessMarkdown) item(it readiness.Item) string {
-	rule := mdEscape(it.Rule + " " + it.RuleName)
+	rule := Markdown(it.Rule + " " + it.RuleName)
 	if it.URL != "" {
-		rule = "[" + rule + "](" + it.URL + ")"
+		rule = "[" + rule + "](" + MarkdownURL(it.URL) + ")"
 	}
 	when := "today"
 	if it.Arrives != "" {
@@ -304,7 +304,7 @@ func (m readinessMarkdown) item(it readiness.Item) string {
 	} else if it.Severity != checker.SeverityError.String() {
 		when = it.Severity
 	}
-	return "**" + mdEscape(when) + "** " + m.at(it.At) + ": " + mdEscape(it.Message) + " (" + rule + ")"
+	return "**" + Markdown(when) + "** " + m.at(it.At) + ": " + Markdown(it.Message) + " (" + rule + ")"
 }
 
 // nodes is the node kernel line of a scope.
@@ -316,9 +316,9 @@ func (m readinessMarkdown) nodes(s *readiness.Scope) string {
 	line := fmt.Sprintf("**Node kernels:** %d of %d nodes ready for nftables (Linux %s or newer)", n.Ready, n.Total, checker.NFTablesMinKernel)
 	var pools []string
 	for _, p := range n.Pools {
-		t := mdEscape(p.Name) + " " + strconv.Itoa(p.Ready) + "/" + strconv.Itoa(p.Total)
+		t := Markdown(p.Name) + " " + strconv.Itoa(p.Ready) + "/" + strconv.Itoa(p.Total)
 		if len(p.OldKernels) > 0 {
-			t += " (older: " + mdEscape(strings.Join(p.OldKernels, ", ")) + ")"
+			t += " (older: " + Markdown(strings.Join(p.OldKernels, ", ")) + ")"
 			if p.At != nil {
 				t += " " + m.at(*p.At)
 			}

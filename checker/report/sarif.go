@@ -260,7 +260,7 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 		run.Results = append(run.Results, res)
 	}
 	for _, n := range r.Notes {
-		sn := sarifNotification{Level: "note", Message: sarifMessage{Text: n.Message}}
+		sn := sarifNotification{Level: "note", Message: sarifMessage{Text: SARIFText(n.Message)}}
 		if n.Pos != nil && n.Pos.Filename != "" {
 			sn.Locations = []sarifLocation{{PhysicalLocation: b.physical(*n.Pos, *n.Pos)}}
 		}
@@ -277,7 +277,7 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 		// the notifications say what went wrong on the way.
 		inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: notes}
 		for _, p := range r.Problems {
-			n := sarifNotification{Level: "note", Message: sarifMessage{Text: p.Message}}
+			n := sarifNotification{Level: "note", Message: sarifMessage{Text: SARIFText(p.Message)}}
 			if p.Manifest {
 				n.Level = "warning"
 			}
@@ -294,7 +294,7 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 // internal turns a finding that reports a broken rule into an error notification tied to the
 // rule: it is a fault of the tool, not an alert about the repository.
 func (b *sarifBuilder) internal(f *checker.Finding, rules *ruleTable) sarifNotification {
-	n := sarifNotification{Level: "error", Message: sarifMessage{Text: f.Message}}
+	n := sarifNotification{Level: "error", Message: sarifMessage{Text: SARIFText(f.Message)}}
 	if f.Pos.Filename != "" {
 		n.Locations = []sarifLocation{{PhysicalLocation: b.physical(f.Pos, f.End)}}
 	}
@@ -311,7 +311,7 @@ func (b *sarifBuilder) result(f *checker.Finding, rules *ruleTable) sarifResult 
 	res := sarifResult{
 		RuleID:  f.RuleID,
 		Level:   sarifLevel(f.Severity),
-		Message: sarifMessage{Text: f.Message},
+		Message: sarifMessage{Text: SARIFText(f.Message)},
 	}
 	if i, ok := rules.index[f.RuleID]; ok {
 		res.RuleIndex = &i
@@ -328,7 +328,7 @@ func (b *sarifBuilder) result(f *checker.Finding, rules *ruleTable) sarifResult 
 			loc.PhysicalLocation = b.physical(rel.Pos, rel.End)
 		}
 		if rel.Message != "" {
-			loc.Message = &sarifMessage{Text: rel.Message}
+			loc.Message = &sarifMessage{Text: SARIFText(rel.Message)}
 		}
 		res.RelatedLocations = append(res.RelatedLocations, loc)
 	}
@@ -387,7 +387,7 @@ func (b *sarifBuilder) fix(fix checker.Fix, preferred bool) (sarifFix, bool) {
 	if text == "" {
 		text = "Fix"
 	}
-	sf.Description = &sarifMessage{Text: text + " (" + how + ")"}
+	sf.Description = &sarifMessage{Text: SARIFText(text) + " (" + how + ")"}
 	byFile := map[string][]checker.TextEdit{}
 	var order []string
 	for _, e := range fix.Edits {

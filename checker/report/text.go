@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/width"
 
@@ -83,7 +82,7 @@ func (f *textFormatter) finding(w *bytes.Buffer, src *sources, fd *checker.Findi
 	}
 	b.WriteString(f.paint(severityColor(fd.Severity), fd.Severity.String()+":"))
 	b.WriteString(" ")
-	b.WriteString(sanitize(fd.Message))
+	b.WriteString(Terminal(fd.Message))
 	if ref := ruleRef(fd); ref != "" {
 		b.WriteString(" ")
 		b.WriteString(f.paint(sgrDim, "("+ref+")"))
@@ -92,7 +91,9 @@ func (f *textFormatter) finding(w *bytes.Buffer, src *sources, fd *checker.Findi
 	w.WriteString(b.String())
 
 	if text, caret, ok := snippet(src, fd.Pos, span(fd.Pos, fd.End)); ok {
-		w.WriteString(sourceIndent + text + "\n")
+		// The source line is the repository's text: a line reading "::error::…" would be a
+		// workflow command in a CI log.
+		w.WriteString(sourceIndent + guardLineStart(text) + "\n")
 		marker := strings.TrimLeft(caret, " ")
 		w.WriteString(sourceIndent + caret[:len(caret)-len(marker)] + f.paint(sgrGreen, marker) + "\n")
 	}
@@ -105,13 +106,13 @@ func (f *textFormatter) finding(w *bytes.Buffer, src *sources, fd *checker.Findi
 		}
 		nb.WriteString(f.paint(sgrCyan, "note:"))
 		if rel.Message != "" {
-			nb.WriteString(" " + sanitize(rel.Message))
+			nb.WriteString(" " + Terminal(rel.Message))
 		}
 		nb.WriteString("\n")
 		w.WriteString(nb.String())
 	}
 	for i, fix := range fd.Fixes {
-		msg := sanitize(fix.Message)
+		msg := Terminal(fix.Message)
 		if msg == "" {
 			msg = "available"
 		}
@@ -120,11 +121,12 @@ func (f *textFormatter) finding(w *bytes.Buffer, src *sources, fd *checker.Findi
 }
 
 // location formats a position as path:line:col, path alone without a line, "" without a file.
+// It starts a line of output, so a file named "::error::x" cannot pass for a workflow command.
 func location(p checker.Position) string {
 	if p.Filename == "" {
 		return ""
 	}
-	return sanitize(p.String())
+	return TerminalLine(p.String())
 }
 
 // ruleRef formats "KP102 mode-ipvs".
@@ -157,15 +159,15 @@ func (f *textFormatter) summary(r *Result) string {
 	case len(ts) == 1:
 		b.WriteString(" · target " + ts[0].Version.String())
 		if s := targetSource(ts[0].Target); s != "" {
-			b.WriteString(" (" + sanitize(s) + ")")
+			b.WriteString(" (" + Terminal(s) + ")")
 		}
 	case len(ts) > 1:
 		// Scopes checked at different versions: one line each.
 		b.WriteString(" · targets by scope:")
 		for _, g := range ts {
-			b.WriteString("\n  " + sanitize(strings.Join(g.scopes, ", ")) + ": " + g.Version.String())
+			b.WriteString("\n  " + TerminalLine(strings.Join(g.scopes, ", ")) + ": " + g.Version.String())
 			if s := targetSource(g.Target); s != "" {
-				b.WriteString(" (" + sanitize(s) + ")")
+				b.WriteString(" (" + Terminal(s) + ")")
 			}
 		}
 	}
@@ -186,18 +188,6 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// sanitize replaces control characters, which could drive the terminal, with U+FFFD.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if isControl(r) {
-			return utf8.RuneError
-		}
-		return r
-	}, s)
-}
-
-func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
-
 // cell is one code point of a source line as displayed.
 type cell struct {
 	text  string
@@ -216,8 +206,11 @@ func layout(line string) []cell {
 		case r == '\t':
 			c.width = tabWidth - pos%tabWidth
 			c.text = strings.Repeat(" ", c.width)
-		case isControl(r):
-			c.text, c.width = string(utf8.RuneError), 1
+		case unsafeRune(r):
+			// Shown as an escape such as \x1b or \u202e, never passed to the terminal.
+			var b strings.Builder
+			writeEscape(&b, r)
+			c.text, c.width = b.String(), b.Len()
 		default:
 			c.text, c.width = string(r), runeWidth(r)
 		}

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/config"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
 )
@@ -84,7 +86,7 @@ func configureProcessing(f *lintFlags, cfg *lintConfig, conf *config.Config, all
 		}
 		abs, err := filepath.Abs(p)
 		if st, serr := os.Stat(p); err == nil && serr == nil && st.IsDir() {
-			if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
 				proc.LintedDirs = append(proc.LintedDirs, filepath.ToSlash(rel))
 			}
 		}
@@ -118,7 +120,7 @@ func (c *cli) finishBaseline(cfg *lintConfig, out *engine.Outcome) int {
 		return c.fail(fmt.Errorf("write baseline: %w", err))
 	}
 	if !cfg.quiet {
-		fmt.Fprintf(c.stderr, "%s: wrote %d findings to baseline %s\n", progName, len(out.Findings), cfg.writeBaseline)
+		fmt.Fprintf(c.stderr, "%s: wrote %d findings to baseline %s\n", progName, len(out.Findings), report.Terminal(cfg.writeBaseline))
 	}
 	return exitOK
 }
@@ -134,6 +136,8 @@ func (c *cli) printNotes(cfg *lintConfig, out *engine.Outcome) {
 		if n.Pos != nil {
 			where = n.Pos.String() + ": "
 		}
-		fmt.Fprintf(c.stderr, "%s: note: %s%s\n", progName, where, n.Message)
+		// File names and messages come from the repository: escaped for the terminal and the
+		// CI log, one line per note.
+		fmt.Fprintf(c.stderr, "%s: note: %s%s\n", progName, report.Terminal(where), report.Terminal(n.Message))
 	}
 }

@@ -271,7 +271,7 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		// user must know that part of the tree was not checked.
 		for _, p := range ws.Problems {
 			if !p.Manifest {
-				fmt.Fprintf(c.stderr, "%s: notice: %s: %s\n", progName, p.Pos, p.Message)
+				fmt.Fprintf(c.stderr, "%s: notice: %s: %s\n", progName, report.Terminal(p.Pos.String()), report.Terminal(p.Message))
 			}
 		}
 	}
@@ -353,7 +353,7 @@ func (c *cli) loadRun(ctx context.Context, cfg *lintConfig) (*checker.Workspace,
 // printFailures prints the rules that broke, with their stacks under --debug.
 func (c *cli) printFailures(cfg *lintConfig, out *engine.Outcome) {
 	for _, fl := range out.Failures {
-		fmt.Fprintf(c.stderr, "%s: internal error in rule %s (%s): %v\n", progName, fl.Rule.ID, fl.Rule.Name, fl.Err)
+		fmt.Fprintf(c.stderr, "%s: internal error in rule %s (%s): %s\n", progName, fl.Rule.ID, fl.Rule.Name, report.TerminalLines(fl.Err.Error()))
 		if cfg.debug && fl.Stack != nil {
 			_, _ = c.stderr.Write(fl.Stack)
 		}

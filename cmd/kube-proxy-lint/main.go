@@ -21,6 +21,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"; see versionString.
@@ -85,7 +87,9 @@ func usagef(help, format string, args ...any) error {
 // fail prints err as the single error line (plus the --help hint for usage errors) and
 // returns the exit code for errors.
 func (c *cli) fail(err error) int {
-	fmt.Fprintf(c.stderr, "%s: %v\n", progName, err)
+	// Errors may name files and quote values of the repository under test: every line is
+	// escaped for the terminal and the CI log.
+	fmt.Fprintf(c.stderr, "%s: %s\n", progName, report.TerminalLines(err.Error()))
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(c.stderr, "Run '%s --help' for usage.\n", ue.help)

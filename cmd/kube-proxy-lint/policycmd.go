@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
 )
@@ -96,19 +97,19 @@ func (c *cli) policyCmd(args []string) int {
 		default:
 			passed++
 		}
-		line := fmt.Sprintf("%s %s: %s", status, r.Location, r.Name)
+		line := fmt.Sprintf("%s %s: %s", status, report.Terminal(r.Location), report.Terminal(r.Name))
 		if *verbose {
 			line += fmt.Sprintf(" (%s)", r.Duration.Round(time.Microsecond))
 		}
 		fmt.Fprintln(c.stdout, line)
 		if r.Err != nil {
-			fmt.Fprintf(c.stdout, "  %v\n", r.Err)
+			fmt.Fprint(c.stdout, indent(report.TerminalLines(r.Err.Error()), "  "))
 		}
 		if r.FailedAt != "" && status == "FAIL" {
-			fmt.Fprintf(c.stdout, "  failed at %s\n", r.FailedAt)
+			fmt.Fprintf(c.stdout, "  failed at %s\n", report.Terminal(r.FailedAt))
 		}
 		if len(r.Output) > 0 && (*verbose || status != "PASS") {
-			fmt.Fprintf(c.stdout, "  output:\n%s", indent(string(r.Output), "    "))
+			fmt.Fprintf(c.stdout, "  output:\n%s", indent(report.TerminalLines(string(r.Output)), "    "))
 		}
 	}
 	fmt.Fprintf(c.stdout, "%d passed, %d failed", passed, failed)

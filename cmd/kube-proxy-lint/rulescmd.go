@@ -10,6 +10,7 @@ import (
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/ruledoc"
 )
 
@@ -51,7 +52,8 @@ func (c *cli) rules(args []string) int {
 			if r.Disabled {
 				on = "off"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Severity, on, r.Doc.Title)
+			// User policies' titles come from Rego files, perhaps of the repository.
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Severity, on, report.Terminal(r.Doc.Title))
 		}
 		err = tw.Flush()
 	case "json":
@@ -152,7 +154,7 @@ func (c *cli) explain(args []string) int {
 	for _, name := range fs.Args() {
 		r, err := engine.Find(all, name)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "%s: %v\nRun '%s rules' to list the rules.\n", progName, err, progName)
+			fmt.Fprintf(c.stderr, "%s: %s\nRun '%s rules' to list the rules.\n", progName, report.Terminal(err.Error()), progName)
 			return exitError
 		}
 		found = append(found, r)
@@ -161,7 +163,11 @@ func (c *cli) explain(args []string) int {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
 		}
-		fmt.Fprint(c.stdout, render(r))
+		out := render(r)
+		if *format == "text" {
+			out = report.TerminalLines(out)
+		}
+		fmt.Fprint(c.stdout, out)
 	}
 	return exitOK
 }
