@@ -122,7 +122,7 @@ func unwrapPathError(err error) error {
 }
 
 func relName(root, abs string) string {
-	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(abs)

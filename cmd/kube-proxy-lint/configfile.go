@@ -58,7 +58,7 @@ func readConfig(f *configFlags, lintPath string) (*config.Config, error) {
 	// Errors and outputs name the file as findings name files: relative to the repository root.
 	name := path
 	if abs, err := filepath.Abs(path); err == nil {
-		if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
 			name = filepath.ToSlash(rel)
 		}
 	}
