@@ -1,6 +1,9 @@
 package checker
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // Pass is what a rule's Run receives: the workspace, the target versions and a way to report.
 //
@@ -15,9 +18,24 @@ type Pass struct {
 	// Registry is every rule the run knows, enabled or not, when the engine provides it (nil
 	// otherwise); KP900 uses it to recognise the rules a suppression names.
 	Registry []*Rule
-	report   func(Finding)
-	bound    *Target
+	// Ctx is the run's context, cancelled on SIGINT/SIGTERM; nil means context.Background.
+	// Rules that loop over many documents or evaluate for long check Cancelled.
+	Ctx    context.Context
+	report func(Finding)
+	bound  *Target
 }
+
+// Context returns the run's context.
+func (p *Pass) Context() context.Context {
+	if p.Ctx == nil {
+		return context.Background()
+	}
+	return p.Ctx
+}
+
+// Cancelled reports whether the run was cancelled: a rule may stop early, its findings are
+// discarded anyway.
+func (p *Pass) Cancelled() bool { return p.Ctx != nil && p.Ctx.Err() != nil }
 
 // NewPass creates a pass that sends findings to report.
 func NewPass(r *Rule, ws *Workspace, report func(Finding)) *Pass {

@@ -50,6 +50,10 @@ type LoadProblem struct {
 	Manifest bool
 	// Document is set when the problem is in a decoded document (e.g. a type error).
 	Document *Document
+	// Explicit is true when a file named on the command line (or stdin) was not linted at all:
+	// unreadable, not a regular file, a link out of the tree, too large, binary or not UTF-8.
+	// The command exits 2 then, as for a path that does not exist.
+	Explicit bool
 }
 
 // FileFormat is how a file was read.

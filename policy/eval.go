@@ -40,7 +40,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 	if st.err != nil {
 		return st.err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	ctx, cancel := context.WithTimeout(p.Context(), Timeout)
 	defer cancel()
 	// One canceller for the whole run instead of a watcher goroutine per evaluation.
 	c := topdown.NewCancel()
@@ -63,7 +63,10 @@ func (rr *regoRule) run(p *checker.Pass) error {
 			continue
 		}
 		rs, err := rr.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
-		if ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			if p.Cancelled() {
+				return fmt.Errorf("evaluate %s: %w", rr.file, p.Context().Err())
+			}
 			return fmt.Errorf("evaluate %s: timed out after %s (at %s)", rr.file, Timeout, docID(d))
 		}
 		if err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -26,11 +27,19 @@ func runRules(st *state) error {
 				if i >= n {
 					return
 				}
-				found[i], failed[i] = runRule(st.ws, st.rules[i], st.proc.Registry)
+				found[i], failed[i] = runRule(st.ctx, st.ws, st.rules[i], st.proc.Registry)
 			}
 		})
 	}
-	wg.Wait()
+	// On cancellation the run is abandoned without waiting for a rule that does not check
+	// the context: the process is about to exit and no finding of this run is reported.
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-st.ctx.Done():
+		return st.ctx.Err()
+	}
 	if err := st.ctx.Err(); err != nil {
 		return err
 	}
@@ -47,7 +56,7 @@ func runRules(st *state) error {
 
 // runRule runs one rule, turning a panic or an error into a Failure. Findings reported before
 // a failure are kept: they are real, and the run exits with an error anyway.
-func runRule(ws *checker.Workspace, r *checker.Rule, registry []*checker.Rule) (fs []checker.Finding, fail *Failure) {
+func runRule(ctx context.Context, ws *checker.Workspace, r *checker.Rule, registry []*checker.Rule) (fs []checker.Finding, fail *Failure) {
 	var mu sync.Mutex
 	closed := false
 	pass := checker.NewPass(r, ws, func(f checker.Finding) {
@@ -60,6 +69,7 @@ func runRule(ws *checker.Workspace, r *checker.Rule, registry []*checker.Rule) (
 		}
 	})
 	pass.Registry = registry
+	pass.Ctx = ctx
 	defer func() {
 		v := recover()
 		mu.Lock()

@@ -111,12 +111,13 @@ func classifyWhy(name string, content []byte, explicit bool) (fileClass, string)
 	case strings.HasSuffix(strings.ToLower(name), ".ansible"):
 		return classYAML, "name ends in .ansible (a playbook)"
 	}
+	if isTextFirst(name, content) {
+		// Scripts and units may hold a KubeProxyConfiguration in a heredoc: still text. A
+		// script with a binary payload is linted up to the payload (readAndParse).
+		return classText, "script, unit, Dockerfile, Makefile or flag file"
+	}
 	if bytes.IndexByte(content, 0) >= 0 {
 		return classSkip, "binary"
-	}
-	if isTextFirst(name, content) {
-		// Scripts and units may hold a KubeProxyConfiguration in a heredoc: still text.
-		return classText, "script, unit, Dockerfile, Makefile or flag file"
 	}
 	if looksLikeKPC(content) {
 		return classYAML, "content: kind KubeProxyConfiguration"

@@ -161,7 +161,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		if c, ok := opts.Overlay[picked[i].name]; ok {
 			content = c
 		}
-		files[i], fileProbs[i] = readAndParse(input{name: picked[i].name, content: content, explicit: explicit[i]}, opts.MaxFileSize)
+		files[i], fileProbs[i] = readAndParse(ctx, input{name: picked[i].name, content: content, explicit: explicit[i]}, opts.MaxFileSize)
 	})
 	for i, f := range files {
 		ws.Problems = append(ws.Problems, fileProbs[i]...)

@@ -80,7 +80,9 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				files[i], fileProbs[i] = readAndParse(inputs[i], opts.MaxFileSize)
+				if ctx.Err() == nil {
+					files[i], fileProbs[i] = readAndParse(ctx, inputs[i], opts.MaxFileSize)
+				}
 			}
 		}()
 	}
@@ -119,7 +121,7 @@ func Files(files map[string][]byte, target *checker.Version) *checker.Workspace 
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		f, probs := readAndParse(input{name: n, content: files[n], explicit: true}, DefaultMaxFileSize)
+		f, probs := readAndParse(context.Background(), input{name: n, content: files[n], explicit: true}, DefaultMaxFileSize)
 		ws.Problems = append(ws.Problems, probs...)
 		if f != nil {
 			ws.Files = append(ws.Files, f)
@@ -132,7 +134,7 @@ func Files(files map[string][]byte, target *checker.Version) *checker.Workspace 
 // Reparse decodes one file of a workspace alone, with new content, and returns its load
 // problems: whether an edit leaves the file decodable. Cross-file problems are not seen.
 func Reparse(name string, content []byte) []checker.LoadProblem {
-	_, probs := readAndParse(input{name: name, content: content, explicit: true}, DefaultMaxFileSize)
+	_, probs := readAndParse(context.Background(), input{name: name, content: content, explicit: true}, DefaultMaxFileSize)
 	return probs
 }
 

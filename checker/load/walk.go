@@ -1,6 +1,8 @@
 package load
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
 )
 
 // input is one file to load.
@@ -85,7 +88,7 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 				name = "<stdin>"
 			}
 			if int64(len(b)) > opts.MaxFileSize {
-				probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: name}, Message: fmt.Sprintf("input is larger than %d bytes; skipped", opts.MaxFileSize)})
+				probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: name}, Message: fmt.Sprintf("input is larger than %d bytes; skipped", opts.MaxFileSize), Explicit: true})
 				continue
 			}
 			ins = append(ins, input{name: name, content: b, explicit: true})
@@ -97,13 +100,17 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 		}
 		abs, _ := filepath.Abs(p)
 		if !st.IsDir() {
-			if !seen[abs] {
-				seen[abs] = true
-				ins = append(ins, input{name: relName(absRoot, abs), abs: abs, explicit: true})
+			in, prob := explicitFile(absRoot, abs)
+			switch {
+			case prob != nil:
+				probs = append(probs, *prob)
+			case !seen[in.abs]:
+				seen[in.abs] = true
+				ins = append(ins, in)
 			}
 			continue
 		}
-		walked, wp := walkDir(absRoot, abs, seen, td)
+		walked, wp := walkDir(absRoot, abs, seen, td, opts.MaxFileSize)
 		ins = append(ins, walked...)
 		probs = append(probs, wp...)
 	}
@@ -111,6 +118,56 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 		probs = append(probs, td.notice()...)
 	}
 	return ins, probs, absRoot, nil
+}
+
+// explicitFile is the input for a file named on the command line. A symbolic link is followed
+// only when its target lies inside the tree (the root): a committed link to ~/.ssh/id_rsa
+// must not be read because a hook or CI job names it. A FIFO or device is refused before it
+// is opened, so that it cannot block the run.
+func explicitFile(root, abs string) (input, *checker.LoadProblem) {
+	name := relName(root, abs)
+	skip := func(msg string) (input, *checker.LoadProblem) {
+		return input{}, &checker.LoadProblem{Pos: checker.Position{Filename: name}, Message: msg, Explicit: true}
+	}
+	lst, err := os.Lstat(abs)
+	if err != nil {
+		return skip("cannot read: " + unwrapPathError(err).Error())
+	}
+	real := abs
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return skip("symlink skipped: " + unwrapPathError(err).Error())
+		}
+		realRoot, err := filepath.EvalSymlinks(root)
+		if err != nil || !inside(realRoot, target) {
+			return skip("symlink points outside the linted tree; skipped")
+		}
+		real = target
+		if lst, err = os.Lstat(real); err != nil {
+			return skip("cannot read: " + unwrapPathError(err).Error())
+		}
+	}
+	if !lst.Mode().IsRegular() {
+		return skip("not a regular file (a FIFO, socket or device); skipped")
+	}
+	return input{name: name, abs: real, explicit: true}, nil
+}
+
+// inside reports whether path lies strictly below dir (both cleaned and absolute).
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && filepath.IsLocal(rel)
+}
+
+// readReason is why a file could not be read, without its path (the problem's position
+// names the file).
+func readReason(err error) string {
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	return unwrapPathError(err).Error()
 }
 
 func unwrapPathError(err error) error {
@@ -131,7 +188,7 @@ func relName(root, abs string) string {
 // walkDir lists candidate files below dir, honouring .gitignore files and skipping symlinks
 // that loop, dangle or leave the tree. With td set, testdata directories below dir are
 // skipped and counted in td.
-func walkDir(root, dir string, seen map[string]bool, td *testdataSkips) ([]input, []checker.LoadProblem) {
+func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize int64) ([]input, []checker.LoadProblem) {
 	var ins []input
 	var probs []checker.LoadProblem
 	ig := NewIgnorer()
@@ -157,7 +214,15 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips) ([]input
 				td.add(relName(root, path), countFiles(path))
 				return fs.SkipDir
 			}
-			if b, err := os.ReadFile(filepath.Join(path, ".gitignore")); err == nil {
+			gi := filepath.Join(path, ".gitignore")
+			if _, err := os.Lstat(gi); err == nil {
+				// A .gitignore may be a planted link to /dev/zero or a FIFO: read only a
+				// regular file, never through a link, at most the file size limit.
+				b, err := safefile.ReadFile(gi, maxSize)
+				if err != nil {
+					notice(gi, "not read: "+readReason(err))
+					return nil
+				}
 				if rel == "." {
 					rel = ""
 				}
@@ -180,10 +245,11 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips) ([]input
 			// Links inside the tree are linted at their real path.
 			return nil
 		}
-		if !e.Type().IsRegular() {
+		if !wantName(path) {
 			return nil
 		}
-		if !wantName(path) {
+		if !e.Type().IsRegular() {
+			notice(path, "not a regular file (a FIFO, socket or device); skipped")
 			return nil
 		}
 		if seen[path] {
@@ -210,21 +276,35 @@ func countFiles(dir string) int {
 
 // readAndParse reads one input and decodes it. It returns a nil file when the file is not
 // one kube-proxy-lint reads.
-func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem) {
+func readAndParse(ctx context.Context, in input, maxSize int64) (*checker.File, []checker.LoadProblem) {
+	skip := func(msg string) (*checker.File, []checker.LoadProblem) {
+		return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: msg, Explicit: in.explicit}}
+	}
 	content := in.content
 	if in.abs != "" {
-		fh, err := os.Open(in.abs)
+		// Regular files only, never through a link (the walk saw a regular file, but it may
+		// have been swapped since), without blocking on a FIFO, at most maxSize bytes.
+		fh, st, err := safefile.Open(in.abs)
 		if err != nil {
-			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: "cannot read: " + unwrapPathError(err).Error()}}
+			return skip("cannot read: " + readReason(err))
 		}
 		defer func() { _ = fh.Close() }()
+		if st.Size() > maxSize {
+			return skip(fmt.Sprintf("file is larger than %d bytes; skipped (see --max-file-size)", maxSize))
+		}
 		content, err = io.ReadAll(io.LimitReader(fh, maxSize+1))
 		if err != nil {
-			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: "cannot read: " + unwrapPathError(err).Error()}}
+			return skip("cannot read: " + unwrapPathError(err).Error())
 		}
 		if int64(len(content)) > maxSize {
-			return nil, []checker.LoadProblem{{Pos: checker.Position{Filename: in.name}, Message: fmt.Sprintf("file is larger than %d bytes; skipped (see --max-file-size)", maxSize)}}
+			return skip(fmt.Sprintf("file is larger than %d bytes; skipped (see --max-file-size)", maxSize))
 		}
+	}
+	if enc := unicodeBOM(content); enc != "" {
+		if !in.explicit && !claimedName(in.name) {
+			return nil, nil
+		}
+		return skip(fmt.Sprintf("file is %s (byte order mark); kube-proxy-lint reads UTF-8: convert it (e.g. iconv -f %s -t UTF-8) to lint it", enc, enc))
 	}
 	f := newFile(in.name, content)
 	class, why := classifyWhy(in.name, content, in.explicit)
@@ -232,7 +312,20 @@ func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem
 	switch class {
 	case classYAML:
 		probs := parseFile(f)
+		if len(f.Docs) == 0 && in.explicit {
+			// A named file that could not be read as YAML at all (binary, not UTF-8) and is
+			// not reported as KP001: the run must not pass as if it had been linted.
+			for i := range probs {
+				if !probs[i].Manifest {
+					probs[i].Explicit = true
+				}
+			}
+		}
 		for _, d := range f.Docs {
+			if ctx.Err() != nil {
+				// Cancelled (SIGINT/SIGTERM): the run is abandoned, stop inside a long file.
+				return nil, nil
+			}
 			probs = append(probs, decodeDoc(d)...)
 		}
 		if strings.HasPrefix(why, "content: apiVersion") {
@@ -246,12 +339,46 @@ func readAndParse(in input, maxSize int64) (*checker.File, []checker.LoadProblem
 		}
 		return f, probs
 	case classText:
-		f.Format = checker.FormatText
 		var probs []checker.LoadProblem
+		if nul := bytes.IndexByte(content, 0); nul >= 0 {
+			// A script with a binary payload (a self-extracting installer): the text before
+			// the payload is linted, the rest is not, and the user is told.
+			pos := f.PositionAt(nul)
+			f = newFile(in.name, content[:nul])
+			probs = append(probs, checker.LoadProblem{Pos: pos, Message: "binary data (a NUL byte) from here on is not linted"})
+		}
+		f.Format = checker.FormatText
 		for _, dec := range textDecoders {
 			probs = append(probs, dec(f)...)
 		}
 		return f, probs
 	}
+	if bytes.IndexByte(content, 0) >= 0 && (in.explicit || claimedName(in.name)) {
+		nul := bytes.IndexByte(content, 0)
+		return nil, []checker.LoadProblem{{Pos: f.PositionAt(nul), Message: "binary file (a NUL byte) skipped", Explicit: in.explicit}}
+	}
 	return nil, nil
+}
+
+// claimedName reports whether a file's name alone says it is one kube-proxy-lint reads (YAML,
+// a YAML template, a script, unit, Dockerfile, Makefile or flag file), as opposed to the
+// names the walk only looks into (no extension, .conf), so that skipping it deserves a notice.
+func claimedName(name string) bool {
+	return isYAMLName(name) || isYAMLTemplate(name) || isTextFirst(name, nil)
+}
+
+// unicodeBOM names the encoding of a UTF-16 or UTF-32 byte order mark at the start of b, or
+// returns "".
+func unicodeBOM(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE, 0, 0}):
+		return "UTF-32LE"
+	case bytes.HasPrefix(b, []byte{0, 0, 0xFE, 0xFF}):
+		return "UTF-32BE"
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
+		return "UTF-16LE"
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		return "UTF-16BE"
+	}
+	return ""
 }

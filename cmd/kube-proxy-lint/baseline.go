@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -32,12 +33,12 @@ func readBaseline(path string) (*engine.Baseline, error) {
 }
 
 // writeBaseline replaces path atomically with a baseline of findings.
-func writeBaseline(path string, findings []checker.Finding) error {
+func writeBaseline(ctx context.Context, path string, findings []checker.Finding) error {
 	data, err := engine.NewBaseline(findings).Marshal()
 	if err != nil {
 		return err
 	}
-	return writeOutput(nil, path, func(w io.Writer) error {
+	return writeOutput(ctx, nil, nil, path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -111,12 +112,12 @@ func configureProcessing(f *lintFlags, cfg *lintConfig, conf *config.Config, all
 // finishBaseline writes the --write-baseline file and returns the exit code: 0, or 2 when a
 // rule broke (a baseline of a broken run would hide its findings on the next one) or the file
 // cannot be written.
-func (c *cli) finishBaseline(cfg *lintConfig, out *engine.Outcome) int {
+func (c *cli) finishBaseline(ctx context.Context, cfg *lintConfig, out *engine.Outcome) int {
 	if out.InternalErrors > 0 {
 		c.fail(fmt.Errorf("write baseline: not written: %d rules failed", out.InternalErrors))
 		return exitError
 	}
-	if err := writeBaseline(cfg.writeBaseline, out.Findings); err != nil {
+	if err := writeBaseline(ctx, cfg.writeBaseline, out.Findings); err != nil {
 		return c.fail(fmt.Errorf("write baseline: %w", err))
 	}
 	if !cfg.quiet {

@@ -227,7 +227,7 @@ func (fr *fixRun) finishDiff(ctx context.Context, res *fix.Result, out *engine.O
 		if o.path == "" {
 			continue // stdout holds the diff
 		}
-		if err := writeOutput(c.stdout, o.path, func(w io.Writer) error { return formatters[i].Format(w, result) }); err != nil {
+		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, result) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
 			code = exitError
 		}
@@ -279,7 +279,7 @@ func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, first *engine.
 		return c.fail(err)
 	}
 	for i, o := range cfg.outputs {
-		if err := writeOutput(c.stdout, o.path, func(w io.Writer) error { return formatters[i].Format(w, result) }); err != nil {
+		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, result) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
 			code = exitError
 		}

@@ -266,13 +266,16 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	if !cfg.quiet {
-		// Files that were skipped or could not be decoded as a manifest: not findings, but a
-		// user must know that part of the tree was not checked.
-		for _, p := range ws.Problems {
-			if !p.Manifest {
-				fmt.Fprintf(c.stderr, "%s: notice: %s: %s\n", progName, report.Terminal(p.Pos.String()), report.Terminal(p.Message))
-			}
+	// Files that were skipped or could not be decoded as a manifest: not findings, but a user
+	// must know that part of the tree was not checked. A file named on the command line that
+	// was not linted at all is an error (exit 2), shown even with --quiet.
+	skippedExplicit := false
+	for _, p := range ws.Problems {
+		if p.Explicit {
+			skippedExplicit = true
+			fmt.Fprintf(c.stderr, "%s: error: %s: %s\n", progName, report.Terminal(p.Pos.String()), report.Terminal(p.Message))
+		} else if !p.Manifest && !cfg.quiet {
+			fmt.Fprintf(c.stderr, "%s: notice: %s: %s\n", progName, report.Terminal(p.Pos.String()), report.Terminal(p.Message))
 		}
 	}
 	if cfg.verbose {
@@ -319,14 +322,17 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		Notes:       out.Notes,
 	}
 	code := exitCode(out, cfg.threshold)
+	if skippedExplicit {
+		code = exitError
+	}
 	if cfg.writeBaseline != "" {
-		if code = c.finishBaseline(cfg, out); code != exitOK || !cfg.explicitOutputs {
+		if code = c.finishBaseline(ctx, cfg, out); code != exitOK || !cfg.explicitOutputs {
 			return code
 		}
 	}
 	c.printNotes(cfg, out)
 	for i, o := range cfg.outputs {
-		if err := writeOutput(c.stdout, o.path, func(w io.Writer) error { return formatters[i].Format(w, res) }); err != nil {
+		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, res) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
 			code = exitError
 		}

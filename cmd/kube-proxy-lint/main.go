@@ -21,6 +21,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
+	"time"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 )
@@ -44,10 +46,57 @@ func main() {
 
 // run is the whole program behind main, minus os.Exit: it parses args, does the work and
 // returns the exit code.
+//
+// SIGINT and SIGTERM cancel the run's context, which the loader, the engine and the Rego
+// rules check inside their loops. If the work has not stopped within interruptGrace (a rule
+// or decoder deep in one large input, or a read from a stdin that never ends), run returns
+// anyway: temporary output files are removed and the exit code is 128 + the signal (130,
+// 143), as shells report a process killed by it. A second signal ends the wait at once.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return runWithSignals(args, stdin, stdout, stderr, sigs)
+}
+
+// interruptGrace is how long an interrupted run may take to stop on its own.
+const interruptGrace = 500 * time.Millisecond
+
+func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	done := make(chan int, 1)
+	go func() { done <- c.dispatch(ctx, args) }()
+	var sig os.Signal
+	select {
+	case code := <-done:
+		return code
+	case sig = <-sigs:
+	}
+	cancel()
+	timer := time.NewTimer(interruptGrace)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	case <-sigs:
+	}
+	removeTemps()
+	fmt.Fprintf(stderr, "%s: interrupted by %s\n", progName, sig)
+	return signalExitCode(sig)
+}
+
+// signalExitCode is 128 + the signal number: 130 for SIGINT, 143 for SIGTERM.
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// dispatch runs the subcommand named by args.
+func (c *cli) dispatch(ctx context.Context, args []string) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "rules":
@@ -87,6 +136,10 @@ func usagef(help, format string, args ...any) error {
 // fail prints err as the single error line (plus the --help hint for usage errors) and
 // returns the exit code for errors.
 func (c *cli) fail(err error) int {
+	if errors.Is(err, context.Canceled) {
+		// Interrupted: run reports the signal, once.
+		return exitError
+	}
 	// Errors may name files and quote values of the repository under test: every line is
 	// escaped for the terminal and the CI log.
 	fmt.Fprintf(c.stderr, "%s: %s\n", progName, report.TerminalLines(err.Error()))

@@ -250,7 +250,7 @@ func TestSourceRoot(t *testing.T) {
 func TestWriteOutputAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.sarif")
-	if err := writeOutput(nil, path, func(w io.Writer) error { _, err := w.Write([]byte("first")); return err }); err != nil {
+	if err := writeOutput(context.Background(), nil, nil, path, func(w io.Writer) error { _, err := w.Write([]byte("first")); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
@@ -258,13 +258,13 @@ func TestWriteOutputAtomic(t *testing.T) {
 	}
 	// A failing formatter leaves the previous file alone and no temporary file behind.
 	boom := errString("formatter failed")
-	if err := writeOutput(nil, path, func(w io.Writer) error { _, _ = w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
+	if err := writeOutput(context.Background(), nil, nil, path, func(w io.Writer) error { _, _ = w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the formatter's error", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "first" {
 		t.Errorf("after a failed write the file holds %q", b)
 	}
-	if err := writeOutput(nil, path, func(w io.Writer) error { _, err := w.Write([]byte("second")); return err }); err != nil {
+	if err := writeOutput(context.Background(), nil, nil, path, func(w io.Writer) error { _, err := w.Write([]byte("second")); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "second" {
@@ -277,14 +277,14 @@ func TestWriteOutputAtomic(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only out.sarif", len(entries))
 	}
-	if err := writeOutput(nil, filepath.Join(dir, "missing", "x.json"), func(io.Writer) error { return nil }); err == nil {
+	if err := writeOutput(context.Background(), nil, nil, filepath.Join(dir, "missing", "x.json"), func(io.Writer) error { return nil }); err == nil {
 		t.Error("writing into a missing directory: no error")
 	}
-	if err := writeOutput(nil, dir, func(io.Writer) error { return nil }); err == nil {
+	if err := writeOutput(context.Background(), nil, nil, dir, func(io.Writer) error { return nil }); err == nil {
 		t.Error("replacing a directory: no error")
 	}
 	var stdout bytes.Buffer
-	if err := writeOutput(&stdout, "", func(w io.Writer) error { _, err := w.Write([]byte("out")); return err }); err != nil || stdout.String() != "out" {
+	if err := writeOutput(context.Background(), &stdout, nil, "", func(w io.Writer) error { _, err := w.Write([]byte("out")); return err }); err != nil || stdout.String() != "out" {
 		t.Errorf("stdout output = %q, %v", stdout.String(), err)
 	}
 }
@@ -570,7 +570,7 @@ func TestOutputToDevice(t *testing.T) {
 	if _, err := os.Stat(os.DevNull); err != nil {
 		t.Skip("no null device")
 	}
-	if err := writeOutput(nil, os.DevNull, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
+	if err := writeOutput(context.Background(), nil, nil, os.DevNull, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
 		t.Fatalf("write to %s: %v", os.DevNull, err)
 	}
 }

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // output is one requested report: a format and where it goes ("" is stdout).
@@ -96,32 +99,45 @@ func joinList(s []string, last string) string {
 }
 
 // writeOutput writes to stdout when path is empty, else replaces the file at path atomically:
-// a reader never sees a half-written report, and a failed run leaves the old file intact.
-func writeOutput(stdout io.Writer, path string, write func(io.Writer) error) error {
-	if path == "" {
+// a reader never sees a half-written report, and a failed or interrupted run leaves the old
+// file intact and no temporary file behind.
+//
+// Outputs are written to regular files only. Whatever else sits at path (a symbolic link, a
+// FIFO, a device, a directory) may have been planted by the repository under test, next to
+// where CI writes its report: writing through a link to ~/.bashrc, or blocking forever on a
+// FIFO, is refused. The names /dev/null, /dev/stdout and /dev/stderr (exactly so) are the
+// run's own null device, stdout and stderr.
+func writeOutput(ctx context.Context, stdout, stderr io.Writer, path string, write func(io.Writer) error) error {
+	switch {
+	case path == "", path == "/dev/stdout":
 		return write(stdout)
+	case path == "/dev/stderr":
+		return write(stderr)
+	case path == "/dev/null", path == os.DevNull:
+		return write(io.Discard)
 	}
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if st.Mode()&(os.ModeDevice|os.ModeNamedPipe|os.ModeCharDevice) != 0 {
-			// /dev/null, /dev/stderr, a FIFO: nothing to replace atomically, write through.
-			return writeDevice(path, write)
-		}
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("replace %s: not a regular file", path)
-		}
+	st, err := os.Lstat(path)
+	switch {
+	case err == nil && st.Mode().IsRegular():
 		mode = st.Mode().Perm()
+	case err == nil:
+		return fmt.Errorf("replace %s: not a regular file (a symbolic link, FIFO, device or directory); outputs are written to regular files only", path)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("replace %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
+	temps.add(tmp.Name())
 	ok := false
 	defer func() {
 		if !ok {
 			_ = tmp.Close()
 			_ = os.Remove(tmp.Name())
 		}
+		temps.remove(tmp.Name())
 	}()
 	bw := bufio.NewWriter(tmp)
 	if err := write(bw); err != nil {
@@ -136,11 +152,48 @@ func writeOutput(stdout io.Writer, path string, write func(io.Writer) error) err
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
+	if err := ctx.Err(); err != nil {
+		// Interrupted: the previous file stays.
+		return err
+	}
+	// rename replaces whatever is at path now, a link planted since Lstat included, and never
+	// writes through it.
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
 	ok = true
 	return nil
+}
+
+// tempFiles are the temporary files of outputs being written, removed by removeTemps when a
+// signal ends the run before their writers clean up.
+type tempFiles struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+var temps = &tempFiles{names: map[string]bool{}}
+
+func (t *tempFiles) add(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.names[name] = true
+}
+
+func (t *tempFiles) remove(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.names, name)
+}
+
+// removeTemps deletes every temporary output file still listed.
+func removeTemps() {
+	temps.mu.Lock()
+	defer temps.mu.Unlock()
+	for name := range temps.names {
+		_ = os.Remove(name)
+		delete(temps.names, name)
+	}
 }
 
 // isTerminal reports whether w is a character device, such as a terminal.
@@ -179,25 +232,4 @@ func sourceRoot(path string) string {
 		}
 		d = parent
 	}
-}
-
-// writeDevice writes an output to a device or pipe such as /dev/null.
-func writeDevice(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	bw := bufio.NewWriter(f)
-	if err := write(bw); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	return nil
 }
