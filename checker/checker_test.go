@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -239,6 +240,36 @@ func TestReportDropsPlaceholderFixes(t *testing.T) {
 		}
 		if !reflect.DeepEqual(names, want[i]) {
 			t.Errorf("case %d: fixes %v, want %v", i, names, want[i])
+		}
+	}
+}
+
+// TestPathJSONHostileKeys: whatever a mapping key holds, the path is valid JSON that decodes
+// back to the same keys, and only canonical decimal elements become numbers.
+func TestPathJSONHostileKeys(t *testing.T) {
+	for _, p := range []Path{
+		{"007"}, {"+1"}, {"-1"}, {"1e3"}, {"0x10"}, {"a\x00b", "\x1b[2J"}, {"\u202e", "\xff"}, {"", "0", "12"},
+		{"99999999999999999999"}, {`"quoted"`, `back\slash`}, {"\u2028"},
+	} {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("Marshal(%q): %v", p, err)
+		}
+		var back []any
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("Marshal(%q) = %s, not JSON: %v", p, b, err)
+		}
+		for i, e := range back {
+			switch v := e.(type) {
+			case float64:
+				if !IsCanonicalIndex(p[i]) {
+					t.Errorf("%q: element %d became the number %v", p, i, v)
+				}
+			case string:
+				if IsCanonicalIndex(p[i]) || (v != p[i] && utf8.ValidString(p[i])) {
+					t.Errorf("%q: element %d decodes to %q", p, i, v)
+				}
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -33,7 +34,7 @@ func (p Path) Append(elems ...any) Path {
 func (p Path) String() string {
 	var b strings.Builder
 	for i, e := range p {
-		if _, err := strconv.Atoi(e); err == nil && e != "" {
+		if IsCanonicalIndex(e) {
 			b.WriteString("[" + e + "]")
 			continue
 		}
@@ -46,19 +47,38 @@ func (p Path) String() string {
 }
 
 // MarshalJSON encodes the path as an array of keys and integer indices, the form Rego uses.
+// Only an element in canonical decimal form ("0", "17", not "007" or "+1") is an index;
+// everything else is a JSON string, escaped as JSON requires whatever it holds.
 func (p Path) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('[')
+	b := []byte{'['}
 	for i, e := range p {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		if _, err := strconv.Atoi(e); err == nil {
-			b.WriteString(e)
-		} else {
-			b.WriteString(strconv.Quote(e))
+		if IsCanonicalIndex(e) {
+			b = append(b, e...)
+			continue
+		}
+		s, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, s...)
+	}
+	return append(b, ']'), nil
+}
+
+// IsCanonicalIndex reports whether path element e is a sequence index as P writes it: decimal digits without
+// sign or leading zero, small enough for an int. Mapping keys such as "007", "+1" or "1e3"
+// are not.
+func IsCanonicalIndex(e string) bool {
+	if e == "" || len(e) > 18 || (len(e) > 1 && e[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(e); i++ {
+		if e[i] < '0' || e[i] > '9' {
+			return false
 		}
 	}
-	b.WriteByte(']')
-	return []byte(b.String()), nil
+	return true
 }

@@ -597,7 +597,7 @@ func (c *viewCtx) serviceView(d *checker.Document) ServiceView {
 func pathValue(p checker.Path) *ast.Array {
 	terms := make([]*ast.Term, len(p))
 	for i, e := range p {
-		if n, err := strconv.Atoi(e); err == nil {
+		if n, err := strconv.Atoi(e); err == nil && checker.IsCanonicalIndex(e) {
 			terms[i] = ast.IntNumberTerm(n)
 		} else {
 			terms[i] = ast.StringTerm(e)
