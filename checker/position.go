@@ -43,19 +43,45 @@ type LineIndex struct {
 	starts  []int // byte offset of the start of each line
 }
 
-// NewLineIndex indexes content. Lines end at "\n"; a preceding "\r" belongs to the line end.
+// NewLineIndex indexes content. Lines end where the YAML parser (yaml.v3, which follows YAML
+// 1.1) ends them, so that its line numbers and these offsets agree: at "\n", "\r\n", a lone
+// "\r", and the Unicode line breaks NEL (U+0085), LS (U+2028) and PS (U+2029). The line
+// break belongs to the line it ends.
 func NewLineIndex(content []byte) *LineIndex {
 	starts := make([]int, 1, len(content)/32+1)
 	// A byte order mark is not part of the first line's columns.
 	if len(content) >= 3 && content[0] == 0xEF && content[1] == 0xBB && content[2] == 0xBF {
 		starts[0] = 3
 	}
-	for i, c := range content {
-		if c == '\n' {
+	for i := 0; i < len(content); i++ {
+		if n := breakLen(content, i); n > 0 {
+			i += n - 1
 			starts = append(starts, i+1)
 		}
 	}
 	return &LineIndex{content: content, starts: starts}
+}
+
+// breakLen returns the length of the line break starting at b[i], or 0.
+func breakLen(b []byte, i int) int {
+	switch b[i] {
+	case '\n':
+		return 1
+	case '\r':
+		if i+1 < len(b) && b[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case 0xC2:
+		if i+1 < len(b) && b[i+1] == 0x85 {
+			return 2
+		}
+	case 0xE2:
+		if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+			return 3
+		}
+	}
+	return 0
 }
 
 // Lines returns the number of lines.
@@ -72,20 +98,30 @@ func (x *LineIndex) LineStart(line int) int {
 	return x.starts[line-1]
 }
 
+// LineEnd returns the byte offset of the end of 1-based line's text, before its line break.
+func (x *LineIndex) LineEnd(line int) int {
+	if line < 1 {
+		line = 1
+	}
+	if line >= len(x.starts) {
+		return len(x.content)
+	}
+	end := x.starts[line]
+	// Step back over the break that ends the line ("\r\n" is one break).
+	for k := 3; k >= 1; k-- {
+		if end-k >= x.starts[line-1] && breakLen(x.content, end-k) == k {
+			return end - k
+		}
+	}
+	return end
+}
+
 // LineText returns the text of 1-based line without its line ending.
 func (x *LineIndex) LineText(line int) string {
 	if line < 1 || line > len(x.starts) {
 		return ""
 	}
-	start := x.starts[line-1]
-	end := len(x.content)
-	if line < len(x.starts) {
-		end = x.starts[line] - 1
-	}
-	if end > start && x.content[end-1] == '\r' {
-		end--
-	}
-	return string(x.content[start:end])
+	return string(x.content[x.starts[line-1]:x.LineEnd(line)])
 }
 
 // Offset converts a 1-based line and code-point column to a byte offset, clamped to the line.
@@ -97,14 +133,8 @@ func (x *LineIndex) Offset(line, col int) int {
 		return len(x.content)
 	}
 	off := x.starts[line-1]
-	end := len(x.content)
-	if line < len(x.starts) {
-		end = x.starts[line]
-	}
+	end := x.LineEnd(line)
 	for i := 1; i < col && off < end; i++ {
-		if x.content[off] == '\n' {
-			break
-		}
 		_, size := utf8.DecodeRune(x.content[off:end])
 		off += size
 	}

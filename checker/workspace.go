@@ -318,11 +318,11 @@ func (d *Document) NodePos(n *yaml.Node) Position {
 func (d *Document) NodeEnd(n *yaml.Node) Position {
 	f := d.File
 	start := f.Lines.Offset(n.Line, n.Column)
-	lineEnd := f.Lines.Offset(n.Line+1, 1)
-	for lineEnd > start && (f.Content[lineEnd-1] == '\n' || f.Content[lineEnd-1] == '\r') {
-		lineEnd--
-	}
+	lineEnd := max(start, f.Lines.LineEnd(n.Line))
 	end := lineEnd
+	if start >= len(f.Content) {
+		return f.PositionAt(start)
+	}
 	if n.Kind == yaml.ScalarNode {
 		switch n.Style {
 		case 0, yaml.TaggedStyle:

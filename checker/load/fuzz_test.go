@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -19,6 +21,8 @@ func FuzzBytes(f *testing.F) {
 		}
 	}
 	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("a: 1\rb: 2\r"))
+	f.Add([]byte("a: 1\u2028b: \"x\"\u0085c: 3\r\n"))
 	f.Add([]byte("\ufeffkind: ConfigMap\ndata:\n  config.conf: |2-\n     kind: KubeProxyConfiguration\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ws := Bytes("f.yaml", b, nil)
@@ -34,6 +38,11 @@ func FuzzBytes(f *testing.F) {
 			pos, end := d.KindPos()
 			check(pos)
 			check(end)
+			if d.File.Parent == nil && !d.File.Templated {
+				// The line table agrees with the YAML parser: every node's position maps back
+				// to the line and column yaml.v3 gives it (lone CR, NEL, LS and PS included).
+				agree(t, d, d.Node, 0)
+			}
 			for _, is := range d.Issues {
 				if is.Key != nil {
 					check(d.NodePos(is.Key))
@@ -56,4 +65,17 @@ func FuzzBytes(f *testing.F) {
 			in.NodePortAddresses()
 		}
 	})
+}
+
+// agree checks that d.NodePos reports yaml.v3's own line and column for n and its children.
+func agree(t *testing.T, d *checker.Document, n *yaml.Node, depth int) {
+	if n == nil || depth > 50 || n.Kind == yaml.AliasNode {
+		return
+	}
+	if p := d.NodePos(n); p.Line != n.Line || p.Column != n.Column {
+		t.Fatalf("node %q: yaml.v3 says %d:%d, the line table %d:%d", n.Value, n.Line, n.Column, p.Line, p.Column)
+	}
+	for _, c := range n.Content {
+		agree(t, d, c, depth+1)
+	}
 }
