@@ -4,7 +4,6 @@
 package gitdiff
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -111,31 +110,47 @@ func (c *Changes) Edited(file string, from, to int) bool {
 // pure renames change no line.
 func Parse(diff []byte) (*Changes, error) {
 	c := NewChanges()
-	sc := bufio.NewScanner(bytes.NewReader(diff))
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	var cur string // new-side name of the current file; "" when deleted or unknown
 	oldLeft, newLeft := 0, 0
 	n := 0
-	for sc.Scan() {
+	// Lines are split by hand, not with bufio.Scanner: a changed line may be longer than any
+	// buffer (a minified 100 MB JSON file), and content lines are only looked at by their
+	// first byte.
+	for rest := diff; len(rest) > 0; {
 		n++
-		line := sc.Text()
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		raw = bytes.TrimSuffix(raw, []byte{'\r'})
 		if oldLeft > 0 || newLeft > 0 {
 			// Inside a hunk: content lines, which may look like headers ("--- x").
-			switch {
-			case strings.HasPrefix(line, "+"):
+			first := byte(0)
+			if len(raw) > 0 {
+				first = raw[0]
+			}
+			switch first {
+			case '+':
 				newLeft--
-			case strings.HasPrefix(line, "-"):
+			case '-':
 				oldLeft--
-			case strings.HasPrefix(line, " "), line == "":
+			case ' ', 0:
 				oldLeft--
 				newLeft--
-			case strings.HasPrefix(line, `\`):
+			case '\\':
 				// "\ No newline at end of file"
 			default:
-				return nil, fmt.Errorf("parse diff line %d: unexpected %q inside a hunk", n, line)
+				// The line is the repository's content: not quoted.
+				return nil, fmt.Errorf("parse diff line %d: unexpected line inside a hunk", n)
 			}
 			continue
 		}
+		if !bytes.HasPrefix(raw, []byte("diff --git ")) && !bytes.HasPrefix(raw, []byte("+++ ")) && !bytes.HasPrefix(raw, []byte("@@ ")) {
+			continue
+		}
+		line := string(raw)
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
 			cur = ""
@@ -167,9 +182,6 @@ func Parse(diff []byte) (*Changes, error) {
 			c.AddLines(cur, nw.start, nw.start+nw.count-1)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read diff: %w", err)
-	}
 	return c, nil
 }
 
@@ -179,13 +191,13 @@ type hunkSide struct{ start, count int }
 func hunkCounts(line string) (old, nw hunkSide, err error) {
 	f := strings.Fields(line)
 	if len(f) < 3 || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
-		return old, nw, fmt.Errorf("bad hunk header %q", line)
+		return old, nw, errors.New("bad hunk header")
 	}
 	if old, err = parseSide(f[1][1:]); err != nil {
-		return old, nw, fmt.Errorf("bad hunk header %q: %w", line, err)
+		return old, nw, errors.New("bad hunk header")
 	}
 	if nw, err = parseSide(f[2][1:]); err != nil {
-		return old, nw, fmt.Errorf("bad hunk header %q: %w", line, err)
+		return old, nw, errors.New("bad hunk header")
 	}
 	return old, nw, nil
 }

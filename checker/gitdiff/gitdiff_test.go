@@ -1,6 +1,7 @@
 package gitdiff
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -98,13 +99,33 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, bad := range []string{
-		"+++ b/x\n@@ -1 +x @@\n",
-		"+++ b/x\n@@ -1,2 +1,2 @@\n-a\nweird\n",
+		"+++ b/x\n@@ -1 +x @@ S3CR3T\n",
+		"+++ b/x\n@@ -1,2 +1,2 @@\n-a\nS3CR3T\n",
 		"+++ \"b/unterminated\n",
 	} {
-		if _, err := Parse([]byte(bad)); err == nil {
+		_, err := Parse([]byte(bad))
+		if err == nil {
 			t.Errorf("Parse(%q) succeeded, want an error", bad)
+		} else if strings.Contains(err.Error(), "S3CR3T") {
+			t.Errorf("Parse(%q) error quotes the content: %v", bad, err)
 		}
+	}
+}
+
+// TestParseLongLines: a changed line longer than any scanner buffer (64 MB and more, as in
+// minified JSON) is just a changed line.
+func TestParseLongLines(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 65<<20)
+	var diff bytes.Buffer
+	diff.WriteString("diff --git a/big.json b/big.json\n--- a/big.json\n+++ b/big.json\n@@ -1,2 +1,2 @@\n-old\n+")
+	diff.Write(long)
+	diff.WriteString("\n ctx\n@@ -9 +9 @@\n-a\n+b\n")
+	c, err := Parse(diff.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Changed("big.json", 1, 1) || !c.Changed("big.json", 9, 9) || c.Changed("big.json", 5, 5) {
+		t.Error("changed lines of big.json not recorded")
 	}
 }
 
