@@ -2,8 +2,10 @@ package checker
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -17,49 +19,161 @@ type genericCache struct {
 	err  error
 }
 
-// maxGenericNodes bounds the nodes visited while expanding aliases, so that a "billion laughs"
-// document cannot exhaust memory when converted.
-const maxGenericNodes = 1 << 20
+// Alias expansion budgets. A "billion laughs" document is small in the source and huge once
+// its aliases are expanded. The generic form shares an anchor's value between its aliases, so
+// it costs memory in proportion to the source; but the typed decoding and anything that walks
+// the value (json.Marshal, Rego's input conversion, rules) sees the expansion. So the nodes
+// that expansion adds beyond the document's own are counted, without expanding anything,
+// against one budget per file (all its documents, embedded ones included) and one per run
+// (AliasBudget, shared by every file of a load). A document that does not fit fails to
+// convert, with an error naming the budget.
+const (
+	// MaxFileAliasNodes is the per-file budget of nodes added by alias expansion.
+	MaxFileAliasNodes = 1 << 20
+	// MaxRunAliasNodes is the default per-run budget (see NewAliasBudget).
+	MaxRunAliasNodes = 4 << 20
+	// maxGenericDepth bounds nesting, also through aliases.
+	maxGenericDepth = 1000
+)
+
+// AliasBudget is a budget of nodes that alias expansion may add, shared by concurrent users.
+type AliasBudget struct{ left atomic.Int64 }
+
+// NewAliasBudget returns a budget of n nodes.
+func NewAliasBudget(n int64) *AliasBudget {
+	b := &AliasBudget{}
+	b.left.Store(n)
+	return b
+}
+
+// take spends n nodes, or reports false (and spends nothing) when fewer are left.
+func (b *AliasBudget) take(n int64) bool {
+	for {
+		left := b.left.Load()
+		if left < n {
+			return false
+		}
+		if b.left.CompareAndSwap(left, left-n) {
+			return true
+		}
+	}
+}
 
 // Generic returns the document as JSON-compatible values (map[string]any, []any, string,
 // bool, int64, uint64, float64, nil) the way Kubernetes' YAML 1.1 reader sees it: aliases and
 // merge keys expanded, plain yes/no/on/off read as booleans. It is computed once and safe for
-// concurrent use; callers must not modify the result.
+// concurrent use; callers must not modify the result, whose parts may be shared (every alias
+// of an anchor yields the anchor's value).
 func (d *Document) Generic() (any, error) {
 	d.generic.once.Do(func() {
 		if d.Node == nil {
 			return
 		}
-		budget := maxGenericNodes
-		d.generic.v, d.generic.err = genericValue(d.Node, &budget, 0)
+		c := &genericConv{values: map[*yaml.Node]any{}, sizes: map[*yaml.Node]int64{}, open: map[*yaml.Node]bool{}}
+		expanded, err := c.size(d.Node, 0)
+		if err != nil {
+			d.generic.err = err
+			return
+		}
+		if extra := expanded - countNodes(d.Node); extra > 0 {
+			outer := d.File.Outer()
+			if !outer.fileAliasBudget().take(extra) {
+				d.generic.err = fmt.Errorf("document expands aliases to %d more nodes than the file's budget of %d allows (possible alias bomb)", extra, MaxFileAliasNodes)
+				return
+			}
+			if outer.AliasBudget != nil && !outer.AliasBudget.take(extra) {
+				d.generic.err = fmt.Errorf("document expands aliases to %d more nodes, beyond what is left of the run's budget (possible alias bomb)", extra)
+				return
+			}
+		}
+		d.generic.v, d.generic.err = c.value(d.Node, 0)
 	})
 	return d.generic.v, d.generic.err
 }
 
-func genericValue(n *yaml.Node, budget *int, depth int) (any, error) {
-	*budget--
-	if *budget < 0 {
-		return nil, errors.New("document expands aliases beyond the limit (possible alias bomb)")
+// genericConv converts one document, sharing the values and sizes of aliased nodes.
+type genericConv struct {
+	values map[*yaml.Node]any
+	sizes  map[*yaml.Node]int64
+	open   map[*yaml.Node]bool // nodes being sized: an alias to one is a cycle
+}
+
+// maxCount saturates sizes, so that sums cannot overflow.
+const maxCount = 1 << 50
+
+// size returns the number of nodes n stands for once aliases are expanded, without
+// expanding them.
+func (c *genericConv) size(n *yaml.Node, depth int) (int64, error) {
+	if depth > maxGenericDepth {
+		return 0, fmt.Errorf("document nests deeper than %d levels", maxGenericDepth)
 	}
-	if depth > 1000 {
-		return nil, errors.New("document nests deeper than 1000 levels")
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return 0, errors.New("unknown alias")
+		}
+		n = n.Alias
+		if s, ok := c.sizes[n]; ok {
+			return s, nil
+		}
+		if c.open[n] {
+			return 0, errors.New("document refers to itself through an alias (recursive alias)")
+		}
+	}
+	c.open[n] = true
+	defer delete(c.open, n)
+	total := int64(1)
+	for _, ch := range n.Content {
+		s, err := c.size(ch, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		total = min(total+s, maxCount)
+	}
+	if n.Anchor != "" {
+		c.sizes[n] = total
+	}
+	return total, nil
+}
+
+// countNodes counts the nodes of the tree as written, aliases as one node each.
+func countNodes(n *yaml.Node) int64 {
+	total := int64(1)
+	for _, ch := range n.Content {
+		total += countNodes(ch)
+	}
+	return total
+}
+
+func (c *genericConv) value(n *yaml.Node, depth int) (any, error) {
+	if depth > maxGenericDepth {
+		return nil, fmt.Errorf("document nests deeper than %d levels", maxGenericDepth)
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, errors.New("unknown alias")
 		}
-		return genericValue(n.Alias, budget, depth+1)
+		return c.value(n.Alias, depth+1)
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return genericValue(n.Content[0], budget, depth+1)
-	case yaml.MappingNode:
+		return c.value(n.Content[0], depth+1)
+	case yaml.MappingNode, yaml.SequenceNode:
+		if v, ok := c.values[n]; ok {
+			return v, nil
+		}
+	case yaml.ScalarNode:
+		return GenericScalar(n), nil
+	default:
+		return nil, nil
+	}
+	var out any
+	if n.Kind == yaml.MappingNode {
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			val, err := genericValue(v, budget, depth+1)
+			val, err := c.value(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -69,21 +183,22 @@ func genericValue(n *yaml.Node, budget *int, depth int) (any, error) {
 			}
 			m[k.Value] = val
 		}
-		return m, nil
-	case yaml.SequenceNode:
+		out = m
+	} else {
 		s := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			val, err := genericValue(c, budget, depth+1)
+		for _, ch := range n.Content {
+			val, err := c.value(ch, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			s = append(s, val)
 		}
-		return s, nil
-	case yaml.ScalarNode:
-		return GenericScalar(n), nil
+		out = s
 	}
-	return nil, nil
+	if n.Anchor != "" {
+		c.values[n] = out
+	}
+	return out, nil
 }
 
 // mergeGeneric applies a YAML merge key: keys already present win.

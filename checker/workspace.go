@@ -92,7 +92,20 @@ type File struct {
 	// Open lists the output placeholders alone on their lines, in the real file's lines.
 	Open []OpenPlaceholder
 
+	// AliasBudget is the run's budget of nodes added by alias expansion (see Document.Generic),
+	// shared by the files of one load; nil means no run-wide limit. Only real files carry it.
+	AliasBudget *AliasBudget
+
 	memo sync.Map
+
+	aliasOnce   sync.Once
+	aliasBudget *AliasBudget
+}
+
+// fileAliasBudget is the per-file alias expansion budget, shared by all documents of the file.
+func (f *File) fileAliasBudget() *AliasBudget {
+	f.aliasOnce.Do(func() { f.aliasBudget = NewAliasBudget(MaxFileAliasNodes) })
+	return f.aliasBudget
 }
 
 // Memo returns the value compute produces for key, computed once per file (a concurrent

@@ -144,7 +144,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		}
 		for i, l := range links {
 			t := string(targets[i])
-			if path.IsAbs(t) || strings.HasPrefix(path.Join(path.Dir(l.name), t), "..") {
+			if j := path.Join(path.Dir(l.name), t); path.IsAbs(t) || j == ".." || strings.HasPrefix(j, "../") {
 				notice(l.name, "symlink points outside the linted tree; skipped")
 			}
 		}
@@ -156,12 +156,13 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	ws := &checker.Workspace{Root: top, Problems: probs}
 	files := make([]*checker.File, len(picked))
 	fileProbs := make([][]checker.LoadProblem, len(picked))
+	aliases := checker.NewAliasBudget(checker.MaxRunAliasNodes)
 	parallel(len(picked), opts.Workers, func(i int) {
 		content := blobs[i]
 		if c, ok := opts.Overlay[picked[i].name]; ok {
 			content = c
 		}
-		files[i], fileProbs[i] = readAndParse(ctx, input{name: picked[i].name, content: content, explicit: explicit[i]}, opts.MaxFileSize)
+		files[i], fileProbs[i] = readAndParse(ctx, input{name: picked[i].name, content: content, explicit: explicit[i], aliases: aliases}, opts.MaxFileSize)
 	})
 	for i, f := range files {
 		ws.Problems = append(ws.Problems, fileProbs[i]...)

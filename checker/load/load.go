@@ -67,6 +67,10 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 	}
 	ws := &checker.Workspace{Root: root}
 	ws.Problems = append(ws.Problems, probs...)
+	aliases := checker.NewAliasBudget(checker.MaxRunAliasNodes)
+	for i := range inputs {
+		inputs[i].aliases = aliases
+	}
 	files := make([]*checker.File, len(inputs))
 	fileProbs := make([][]checker.LoadProblem, len(inputs))
 	workers := opts.Workers
@@ -115,13 +119,14 @@ func Bytes(name string, content []byte, target *checker.Version) *checker.Worksp
 // Files loads in-memory files (slash paths to contents) as a workspace.
 func Files(files map[string][]byte, target *checker.Version) *checker.Workspace {
 	ws := &checker.Workspace{Root: "."}
+	aliases := checker.NewAliasBudget(checker.MaxRunAliasNodes)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		f, probs := readAndParse(context.Background(), input{name: n, content: files[n], explicit: true}, DefaultMaxFileSize)
+		f, probs := readAndParse(context.Background(), input{name: n, content: files[n], explicit: true, aliases: aliases}, DefaultMaxFileSize)
 		ws.Problems = append(ws.Problems, probs...)
 		if f != nil {
 			ws.Files = append(ws.Files, f)

@@ -21,6 +21,8 @@ type input struct {
 	abs      string // path on disk; empty for stdin
 	content  []byte // preset content (stdin)
 	explicit bool   // named on the command line: always decoded
+	// aliases is the run's alias expansion budget (checker.Document.Generic).
+	aliases *checker.AliasBudget
 }
 
 // skipDirs are never descended into.
@@ -309,6 +311,7 @@ func readAndParse(ctx context.Context, in input, maxSize int64) (*checker.File, 
 	f := newFile(in.name, content)
 	class, why := classifyWhy(in.name, content, in.explicit)
 	f.Reason = why
+	f.AliasBudget = in.aliases
 	switch class {
 	case classYAML:
 		probs := parseFile(f)
