@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"reflect"
 	"runtime"
+	"sort"
 	"strconv"
 	"sync"
 	"weak"
@@ -337,7 +339,7 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 	if in.Embedded != nil {
 		o.Insert(str("embedded"), ast.NewTerm(pathValue(in.Embedded)))
 	}
-	objV, err := ast.InterfaceToValue(obj)
+	objV, err := sharedValue(obj, map[uintptr]ast.Value{})
 	if err != nil {
 		return nil, fmt.Errorf("build policy input: %w", err)
 	}
@@ -604,4 +606,54 @@ func pathValue(p checker.Path) *ast.Array {
 		}
 	}
 	return ast.NewArray(terms...)
+}
+
+// sharedValue converts a document's generic form to a Rego value like ast.InterfaceToValue,
+// but converts a map or list that the generic form shares (every alias of one YAML anchor)
+// once and shares the result: the input of an alias-heavy document costs memory in proportion
+// to its source, not to its expansion. Rego never modifies its input.
+func sharedValue(v any, memo map[uintptr]ast.Value) (ast.Value, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		key := reflect.ValueOf(x).Pointer()
+		if val, ok := memo[key]; ok {
+			return val, nil
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		items := make([][2]*ast.Term, 0, len(x))
+		for _, k := range keys {
+			e, err := sharedValue(x[k], memo)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, ast.Item(ast.StringTerm(k), ast.NewTerm(e)))
+		}
+		val := ast.NewObject(items...)
+		memo[key] = val
+		return val, nil
+	case []any:
+		if len(x) == 0 {
+			return ast.NewArray(), nil
+		}
+		key := reflect.ValueOf(x).Pointer()
+		if val, ok := memo[key]; ok {
+			return val, nil
+		}
+		terms := make([]*ast.Term, len(x))
+		for i, e := range x {
+			t, err := sharedValue(e, memo)
+			if err != nil {
+				return nil, err
+			}
+			terms[i] = ast.NewTerm(t)
+		}
+		val := ast.NewArray(terms...)
+		memo[key] = val
+		return val, nil
+	}
+	return ast.InterfaceToValue(v)
 }

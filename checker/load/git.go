@@ -157,12 +157,15 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	files := make([]*checker.File, len(picked))
 	fileProbs := make([][]checker.LoadProblem, len(picked))
 	aliases := checker.NewAliasBudget(checker.MaxRunAliasNodes)
+	order := newTurns(len(picked))
 	parallel(len(picked), opts.Workers, func(i int) {
+		defer order.finish(i)
 		content := blobs[i]
 		if c, ok := opts.Overlay[picked[i].name]; ok {
 			content = c
 		}
-		files[i], fileProbs[i] = readAndParse(ctx, input{name: picked[i].name, content: content, explicit: explicit[i], aliases: aliases}, opts.MaxFileSize)
+		in := input{name: picked[i].name, content: content, explicit: explicit[i], aliases: aliases, turns: order, index: i}
+		files[i], fileProbs[i] = readAndParse(ctx, in, opts.MaxFileSize)
 	})
 	for i, f := range files {
 		ws.Problems = append(ws.Problems, fileProbs[i]...)

@@ -68,8 +68,9 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 	ws := &checker.Workspace{Root: root}
 	ws.Problems = append(ws.Problems, probs...)
 	aliases := checker.NewAliasBudget(checker.MaxRunAliasNodes)
+	order := newTurns(len(inputs))
 	for i := range inputs {
-		inputs[i].aliases = aliases
+		inputs[i].aliases, inputs[i].turns, inputs[i].index = aliases, order, i
 	}
 	files := make([]*checker.File, len(inputs))
 	fileProbs := make([][]checker.LoadProblem, len(inputs))
@@ -87,14 +88,16 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 				if ctx.Err() == nil {
 					files[i], fileProbs[i] = readAndParse(ctx, inputs[i], opts.MaxFileSize)
 				}
+				order.finish(i)
 			}
 		}()
 	}
-	for i := range inputs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
+	sent := 0
+	for ; sent < len(inputs) && ctx.Err() == nil; sent++ {
+		next <- sent
+	}
+	for i := sent; i < len(inputs); i++ {
+		order.finish(i) // never read: nobody waits for them
 	}
 	close(next)
 	wg.Wait()

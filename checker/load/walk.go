@@ -21,8 +21,11 @@ type input struct {
 	abs      string // path on disk; empty for stdin
 	content  []byte // preset content (stdin)
 	explicit bool   // named on the command line: always decoded
-	// aliases is the run's alias expansion budget (checker.Document.Generic).
+	// aliases is the run's alias expansion budget (checker.Document.Generic); turns and index
+	// order its charges (order.go). Both are nil for in-memory loads.
 	aliases *checker.AliasBudget
+	turns   *turns
+	index   int
 }
 
 // skipDirs are never descended into.
@@ -314,6 +317,10 @@ func readAndParse(ctx context.Context, in input, maxSize int64) (*checker.File, 
 	f.AliasBudget = in.aliases
 	switch class {
 	case classYAML:
+		if in.turns != nil && bytes.IndexByte(content, '*') >= 0 {
+			// Aliases: charge the run's budget in input order (order.go).
+			in.turns.wait(in.index)
+		}
 		probs := parseFile(f)
 		if len(f.Docs) == 0 && in.explicit {
 			// A named file that could not be read as YAML at all (binary, not UTF-8) and is

@@ -1,0 +1,74 @@
+// Package hostile generates the hostile repositories of fixtures/hostile: alias bombs, deeply
+// nested ConfigMaps, lone-CR files, planted links, FIFOs and devices, files named to inject
+// into CI logs. They are written by test code into temporary directories (go run
+// ./internal/hostile/gen DIR writes them for manual runs), never committed: some are
+// megabytes, some are links and FIFOs that Git cannot hold.
+//
+// Every generator is deterministic, so a test failure reproduces.
+package hostile
+
+import (
+	"fmt"
+	"strings"
+)
+
+// AliasBomb returns a YAML stream of docs documents of about size bytes each. Each document
+// is a "billion laughs": levels lists whose every one of k elements aliases the level below,
+// so that it expands to more than k^levels nodes while its source stays a few hundred bytes;
+// the rest of size is a comment. kind is the documents' kind. With k = 31 and levels = 4 a
+// document expands to about 954,000 nodes, just under the old per-document budget.
+func AliasBomb(kind string, docs, size, k, levels int) []byte {
+	var b strings.Builder
+	for d := 0; d < docs; d++ {
+		start := b.Len()
+		fmt.Fprintf(&b, "apiVersion: v1\nkind: %s\nmetadata:\n  name: bomb-%d\n", kind, d)
+		b.WriteString("l0: &l0 [" + strings.TrimSuffix(strings.Repeat("lol,", k), ",") + "]\n")
+		for l := 1; l < levels; l++ {
+			fmt.Fprintf(&b, "l%d: &l%d [%s]\n", l, l, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d,", l-1), k), ","))
+		}
+		for b.Len()-start < size-4 {
+			b.WriteString("# " + strings.Repeat("x", min(76, size-4-(b.Len()-start))) + "\n")
+		}
+		b.WriteString("---\n")
+	}
+	return []byte(b.String())
+}
+
+// NestedConfigMaps returns a ConfigMap whose config.conf block scalar holds a ConfigMap whose
+// config.conf holds another, levels deep, with a KubeProxyConfiguration at the bottom. pad
+// bytes of comment at each level make the text that every level copies long.
+func NestedConfigMaps(levels, pad int) []byte {
+	inner := "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"
+	for l := 0; l < levels; l++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kube-proxy-%d\ndata:\n  config.conf: |\n", l)
+		for _, line := range strings.Split(strings.TrimSuffix(inner, "\n"), "\n") {
+			b.WriteString("    " + line + "\n")
+		}
+		if pad > 0 {
+			b.WriteString("# " + strings.Repeat("p", pad) + "\n")
+		}
+		inner = b.String()
+	}
+	return []byte(inner)
+}
+
+// LoneCR returns a kube-proxy ConfigMap whose lines end in a lone CR (classic Mac OS).
+func LoneCR() []byte {
+	return []byte("apiVersion: kubeproxy.config.k8s.io/v1alpha1\rkind: KubeProxyConfiguration\rmode: ipvs\r")
+}
+
+// InjectionNames are file names, valid on Unix, aimed at the consumers of the outputs: GitHub's
+// workflow command parser, terminals, Markdown renderers. Each ends in .yaml.
+var InjectionNames = []string{
+	"x\n::stop-commands::h1de\n.yaml",
+	"::error::pwned.yaml",
+	"esc\x1b[2J\x1b]0;title\x07.yaml",
+	"bidi\u202eslm.yaml",
+	"md)@octocat **bold** (x.yaml",
+	"##[error]v1.yaml",
+	"..x.yaml",
+}
+
+// KubeProxyIPVS is a KubeProxyConfiguration in ipvs mode: a file every run reports on.
+const KubeProxyIPVS = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"
