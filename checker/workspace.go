@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -91,6 +90,9 @@ type File struct {
 	Masked bool
 	// Open lists the output placeholders alone on their lines, in the real file's lines.
 	Open []OpenPlaceholder
+	// ParentMap, when set, maps offsets to Parent.Content in runs instead of byte by byte
+	// (ScalarOffsetMap); it takes precedence over ParentOffsets.
+	ParentMap *OffsetMap
 
 	// AliasBudget is the run's budget of nodes added by alias expansion (see Document.Generic),
 	// shared by the files of one load; nil means no run-wide limit. Only real files carry it.
@@ -144,6 +146,15 @@ func (ws *Workspace) File(path string) *File {
 	return nil
 }
 
+// EmbedDepth is the number of files f is embedded in: 0 for a real file.
+func (f *File) EmbedDepth() int {
+	n := 0
+	for ; f.Parent != nil; f = f.Parent {
+		n++
+	}
+	return n
+}
+
 // Outer returns the real file holding f.
 func (f *File) Outer() *File {
 	for f.Parent != nil {
@@ -157,6 +168,11 @@ func (f *File) OuterOffset(off int) int {
 	for f.Parent != nil {
 		if off < 0 {
 			off = 0
+		}
+		if f.ParentMap != nil {
+			off = f.ParentMap.Map(off)
+			f = f.Parent
+			continue
 		}
 		if f.ParentOffsets == nil {
 			off = min(off, len(f.Parent.Content))
@@ -431,101 +447,6 @@ func (d *Document) SubPos(n *yaml.Node, from, to int) (Position, Position) {
 func isIndex(s string) bool {
 	_, err := strconv.Atoi(s)
 	return err == nil
-}
-
-// ScalarOffsets maps each byte of scalar n's value to the byte offset in f.Content of the
-// source character that produced it; one extra entry maps the end of the value. It aligns the
-// decoded value with the source text, so it handles block scalar indentation, chomping,
-// folding, CRLF line ends and simple quoting. It returns nil when n is not a scalar.
-func ScalarOffsets(f *File, n *yaml.Node) []int {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return nil
-	}
-	src := f.Content
-	start := f.Lines.Offset(n.Line, n.Column)
-	val := n.Value
-	m := make([]int, len(val)+1)
-	i := start // position in source
-	block := n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
-	indent := -1
-	atLineStart := false
-	if block {
-		// Skip the header line ("|-2 # comment").
-		for i < len(src) && src[i] != '\n' {
-			i++
-		}
-		if i < len(src) {
-			i++
-		}
-		atLineStart = true
-		indent = blockIndent(src, i, f.Lines, n)
-	} else if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && i < len(src) {
-		i++ // opening quote
-	}
-	j := 0
-	for j < len(val) {
-		if i >= len(src) {
-			m[j] = len(src)
-			j++
-			continue
-		}
-		if atLineStart {
-			// Skip indentation (up to the block indentation, or all leading whitespace).
-			k := 0
-			for i < len(src) && (src[i] == ' ' || (!block && src[i] == '\t')) && (indent < 0 || k < indent) {
-				i++
-				k++
-			}
-			atLineStart = false
-			continue
-		}
-		c := src[i]
-		v := val[j]
-		switch {
-		case c == v:
-			m[j] = i
-			if c == '\n' {
-				atLineStart = true
-			}
-			i++
-			j++
-		case c == '\n' || (c == '\r' && i+1 < len(src) && src[i+1] == '\n'):
-			// A line break (LF or CRLF) maps to its first byte.
-			brk := 1
-			if c == '\r' {
-				brk = 2
-			}
-			if v == ' ' || v == '\n' {
-				// Kept or folded into a space.
-				m[j] = i
-				j++
-			}
-			// Otherwise folding removed it.
-			i += brk
-			atLineStart = true
-		case c == '\r':
-			i++
-		case c == '\\' || c == '\'':
-			// Escape sequence: map the decoded byte to the escape's start.
-			m[j] = i
-			j++
-			i += 2
-			for i < len(src) && j < len(val) && src[i] != val[j] && isHexOrEscape(src[i]) {
-				i++
-			}
-		default:
-			// Could not align (e.g. a multi-byte escape); map to the current place.
-			m[j] = i
-			j++
-			_, size := utf8.DecodeRune(src[i:])
-			i += size
-		}
-	}
-	m[len(val)] = i
-	if len(val) > 0 && m[len(val)] < m[len(val)-1] {
-		m[len(val)] = m[len(val)-1] + 1
-	}
-	return m
 }
 
 func isHexOrEscape(c byte) bool {

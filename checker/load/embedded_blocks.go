@@ -51,7 +51,7 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 				!kpcAPIVersionRe.MatchString(n.Value) || isPatchPath(p) {
 				return
 			}
-			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentOffsets: checker.ScalarOffsets(d.File, n)}
+			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
 			inner.Lines = checker.NewLineIndex(inner.Content)
 			probs = append(probs, parseFile(inner)...)
 			for _, e := range inner.Docs {

@@ -75,7 +75,7 @@ func embeddedValues(d *checker.Document, n *yaml.Node, p checker.Path) *checker.
 // file, or nil when it does not decode. The document is not added to d.Embedded: it is a
 // value of an installer setting, not a document of its own.
 func embeddedDoc(d *checker.Document, n *yaml.Node, p checker.Path) *checker.Document {
-	inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentOffsets: checker.ScalarOffsets(d.File, n)}
+	inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
 	inner.Lines = checker.NewLineIndex(inner.Content)
 	if len(parseFile(inner)) > 0 || len(inner.Docs) == 0 || inner.Docs[0].Node == nil {
 		return nil

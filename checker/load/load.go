@@ -150,6 +150,9 @@ func newFile(name string, content []byte) *checker.File {
 	return &checker.File{Path: name, Content: content, Lines: checker.NewLineIndex(content)}
 }
 
+// maxEmbedDepth is how deep documents embedded in scalars of documents are decoded.
+const maxEmbedDepth = 4
+
 // decodeDoc identifies a document, decodes it and any documents embedded in it.
 func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	var probs []checker.LoadProblem
@@ -164,6 +167,16 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 			probs = append(probs, checker.LoadProblem{Pos: pos, Message: "cannot decode document: " + err.Error(),
 				Manifest: d.Kind != "" && looksLikeManifest(d.File.Content), Document: d})
 		}
+	}
+	if d.File.EmbedDepth() >= maxEmbedDepth {
+		// A ConfigMap in a ConfigMap's config.conf in …: real configurations nest two or
+		// three levels (a script's heredoc holding a ConfigMap holding a config); deeper is
+		// a blow-up attempt, and each level would copy the text again.
+		if bytes.Contains(d.File.Content, []byte("\n")) && (d.Kind == "ConfigMap" || d.Kind == "") {
+			pos, _ := d.KindPos()
+			probs = append(probs, checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("documents embedded more than %d levels deep are not decoded", maxEmbedDepth), Document: d})
+		}
+		return probs
 	}
 	if d.Kind == "ConfigMap" {
 		probs = append(probs, decodeEmbedded(d)...)
@@ -201,7 +214,7 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 			Path:          cm.File.Path,
 			Content:       []byte(v.Value),
 			Parent:        cm.File,
-			ParentOffsets: checker.ScalarOffsets(cm.File, v),
+			ParentMap: checker.ScalarOffsetMap(cm.File, v),
 		}
 		inner.Lines = checker.NewLineIndex(inner.Content)
 		probs = append(probs, parseFile(inner)...)

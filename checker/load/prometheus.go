@@ -44,7 +44,7 @@ func decodeGrafanaDashboard(d *checker.Document) []checker.LoadProblem {
 		Path:          d.File.Path,
 		Content:       []byte(v.Value),
 		Parent:        d.File,
-		ParentOffsets: checker.ScalarOffsets(d.File, v),
+		ParentMap: checker.ScalarOffsetMap(d.File, v),
 	}
 	inner.Lines = checker.NewLineIndex(inner.Content)
 	probs := parseFile(inner)

@@ -36,21 +36,31 @@ func AliasBomb(kind string, docs, size, k, levels int) []byte {
 
 // NestedConfigMaps returns a ConfigMap whose config.conf block scalar holds a ConfigMap whose
 // config.conf holds another, levels deep, with a KubeProxyConfiguration at the bottom. pad
-// bytes of comment at each level make the text that every level copies long.
+// bytes of comment at each level make the text that every level copies long. With 400
+// levels and no padding it is about 1.9 MB.
 func NestedConfigMaps(levels, pad int) []byte {
-	inner := "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"
-	for l := 0; l < levels; l++ {
-		var b strings.Builder
-		fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kube-proxy-%d\ndata:\n  config.conf: |\n", l)
-		for _, line := range strings.Split(strings.TrimSuffix(inner, "\n"), "\n") {
-			b.WriteString("    " + line + "\n")
-		}
-		if pad > 0 {
-			b.WriteString("# " + strings.Repeat("p", pad) + "\n")
-		}
-		inner = b.String()
+	type line struct {
+		indent int
+		text   string
 	}
-	return []byte(inner)
+	lines := []line{{0, "apiVersion: kubeproxy.config.k8s.io/v1alpha1"}, {0, "kind: KubeProxyConfiguration"}, {0, "mode: ipvs"}}
+	for l := 0; l < levels; l++ {
+		for i := range lines {
+			lines[i].indent += 4
+		}
+		head := []line{{0, "apiVersion: v1"}, {0, "kind: ConfigMap"}, {0, "metadata:"}, {2, fmt.Sprintf("name: kube-proxy-%d", l)}, {0, "data:"}, {2, "config.conf: |"}}
+		lines = append(head, lines...)
+		if pad > 0 {
+			lines = append(lines, line{0, "# " + strings.Repeat("p", pad)})
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(strings.Repeat(" ", l.indent))
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
 }
 
 // LoneCR returns a kube-proxy ConfigMap whose lines end in a lone CR (classic Mac OS).
