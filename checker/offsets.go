@@ -158,4 +158,3 @@ func ScalarOffsetMap(f *File, n *yaml.Node) *OffsetMap {
 	}
 	return m
 }
-

@@ -211,9 +211,9 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 			continue
 		}
 		inner := &checker.File{
-			Path:          cm.File.Path,
-			Content:       []byte(v.Value),
-			Parent:        cm.File,
+			Path:      cm.File.Path,
+			Content:   []byte(v.Value),
+			Parent:    cm.File,
 			ParentMap: checker.ScalarOffsetMap(cm.File, v),
 		}
 		inner.Lines = checker.NewLineIndex(inner.Content)

@@ -41,9 +41,9 @@ func decodeGrafanaDashboard(d *checker.Document) []checker.LoadProblem {
 		return nil
 	}
 	inner := &checker.File{
-		Path:          d.File.Path,
-		Content:       []byte(v.Value),
-		Parent:        d.File,
+		Path:      d.File.Path,
+		Content:   []byte(v.Value),
+		Parent:    d.File,
 		ParentMap: checker.ScalarOffsetMap(d.File, v),
 	}
 	inner.Lines = checker.NewLineIndex(inner.Content)

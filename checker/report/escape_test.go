@@ -90,7 +90,7 @@ func TestEscapeFunctions(t *testing.T) {
 			t.Errorf("GitHubProperty(%q) = %q keeps a delimiter", name, got)
 		}
 		md := Markdown(name)
-		if regexp.MustCompile(`@[^&]`).MatchString(md) || regexp.MustCompile(`(^|[^\\])[\[\]<>*_|` + "`" + `]`).MatchString(md) {
+		if regexp.MustCompile(`@[^&]`).MatchString(md) || regexp.MustCompile(`(^|[^\\])[\[\]<>*_|`+"`"+`]`).MatchString(md) {
 			t.Errorf("Markdown(%q) = %q keeps markup", name, md)
 		}
 		if u := MarkdownURL("https://x.example/blob/" + name); strings.ContainsAny(u, "()<> *@[]\\\"'`") {
