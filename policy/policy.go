@@ -200,6 +200,11 @@ func Load(dirs []string, reserved []*checker.Rule) ([]*checker.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LoadSources(srcs, reserved)
+}
+
+// LoadSources is Load for policies already read, such as those of a Git revision.
+func LoadSources(srcs []Source, reserved []*checker.Rule) ([]*checker.Rule, error) {
 	rules, err := Compile(srcs, false)
 	if err != nil {
 		return nil, err

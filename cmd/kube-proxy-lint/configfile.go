@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/config"
+	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 )
 
 // configFlags are the flags that choose the configuration file and override its keys; the
@@ -18,6 +20,11 @@ type configFlags struct {
 	file                 string
 	noConfig             bool
 	noInlineSuppressions bool
+	// fromBase is --config-from-base: read the file and its policies from this revision.
+	fromBase       string
+	noRepoPolicies bool
+	// basePolicies are the policies of a configuration read from fromBase.
+	basePolicies []policy.Source
 	// targetSource is set by applyConfig when the target version comes from the file;
 	// display is the file's name relative to the repository root.
 	targetSource string
@@ -28,6 +35,8 @@ func addConfigFlags(fs *pflag.FlagSet, f *configFlags) {
 	fs.StringVar(&f.file, "config", "", "read the configuration from `FILE` instead of the "+config.FileName+" found from the first PATH up to the repository root")
 	fs.BoolVar(&f.noConfig, "no-config", false, "read no configuration file")
 	fs.BoolVar(&f.noInlineSuppressions, "no-inline-suppressions", false, "ignore kube-proxy-lint:ignore comments and kube-proxy-lint.io/ignore annotations (strict mode)")
+	fs.StringVar(&f.fromBase, "config-from-base", "", "read the configuration file and the policies it names from commit `REV` (a pull request's base) instead of the work tree, so that a pull request cannot change what checks it")
+	fs.BoolVar(&f.noRepoPolicies, "no-repo-policies", false, "do not load the Rego policies named by the configuration file's policy-dirs (--policy still loads)")
 }
 
 // readConfig finds and parses the configuration file for lintPath (the first PATH). It returns
@@ -35,10 +44,16 @@ func addConfigFlags(fs *pflag.FlagSet, f *configFlags) {
 // against a registry that includes the file's own policy-dirs.
 func readConfig(f *configFlags, lintPath string) (*config.Config, error) {
 	if f.noConfig {
-		if f.file != "" {
-			return nil, usagef(progName, "--config and --no-config exclude each other")
+		if f.file != "" || f.fromBase != "" {
+			return nil, usagef(progName, "--no-config excludes --config and --config-from-base")
 		}
 		return &config.Config{}, nil
+	}
+	if f.fromBase != "" {
+		if f.file != "" {
+			return nil, usagef(progName, "--config and --config-from-base exclude each other")
+		}
+		return readConfigFromRev(context.Background(), f, lintPath)
 	}
 	if lintPath == "-" {
 		lintPath = "."
@@ -70,12 +85,21 @@ func readConfig(f *configFlags, lintPath string) (*config.Config, error) {
 	return c, nil
 }
 
-// policyDirs returns the policy directories of a run: the configuration file's, then those of
-// --policy, each once.
-func policyDirs(c *config.Config, flags []string) []string {
+// policyDirs returns the policy directories of a run: the configuration file's (unless
+// --no-repo-policies, or --config-from-base read them from a revision), then those of
+// --policy, each once. The file's directories must lie inside the repository when the file
+// does: a pull request must not point them at the runner's files.
+func policyDirs(f *configFlags, c *config.Config, root string, flags []string) ([]string, error) {
+	var fromFile []string
+	if !f.noRepoPolicies && f.fromBase == "" {
+		fromFile = c.Policies()
+		if err := confinePolicyDirs(c, root, fromFile); err != nil {
+			return nil, err
+		}
+	}
 	var out []string
 	seen := map[string]bool{}
-	for _, d := range append(c.Policies(), flags...) {
+	for _, d := range append(fromFile, flags...) {
 		key := filepath.Clean(d)
 		if abs, err := filepath.Abs(d); err == nil {
 			key = abs
@@ -85,7 +109,50 @@ func policyDirs(c *config.Config, flags []string) []string {
 			out = append(out, d)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// repoPolicySources are the policies read from a revision by --config-from-base.
+func repoPolicySources(f *configFlags) []policy.Source {
+	if f.noRepoPolicies {
+		return nil
+	}
+	return f.basePolicies
+}
+
+// confinePolicyDirs checks that the policy-dirs of a configuration file inside the
+// repository resolve (links followed) to directories inside it.
+func confinePolicyDirs(c *config.Config, root string, dirs []string) error {
+	if c.Path == "" || len(dirs) == 0 {
+		return nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	cfgDir, err := filepath.Abs(filepath.Dir(c.Path))
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(cfgDir); err == nil {
+		cfgDir = r
+	}
+	if rel, err := filepath.Rel(realRoot, cfgDir); err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+		return nil // a configuration of the caller's own, outside the repository
+	}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return err
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		if rel, err := filepath.Rel(realRoot, abs); err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+			return fmt.Errorf("config %s: policy-dirs: %s lies outside the repository; give outside policies with --policy", c.Path, d)
+		}
+	}
+	return nil
 }
 
 // applyConfig checks the rule names of the configuration file c against registry and merges
@@ -165,7 +232,11 @@ func (c *cli) configCmd(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	all, err := withPolicies(registry(), policyDirs(file, nil))
+	dirs, err := policyDirs(&f.cfg, file, sourceRoot(path), nil)
+	if err != nil {
+		return c.fail(err)
+	}
+	all, err := withPolicies(registry(), dirs, repoPolicySources(&f.cfg))
 	if err != nil {
 		return c.fail(err)
 	}

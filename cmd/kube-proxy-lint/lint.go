@@ -211,7 +211,11 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := withPolicies(registry(), policyDirs(file, f.policies))
+	dirs, err := policyDirs(&f.cfg, file, sourceRoot(cfg.paths[0]), f.policies)
+	if err != nil {
+		return nil, err
+	}
+	all, err := withPolicies(registry(), dirs, repoPolicySources(&f.cfg))
 	if err != nil {
 		return nil, err
 	}

@@ -23,13 +23,18 @@ func builtinRules() []*checker.Rule {
 // policyFlagUsage documents --policy the same way in every command that takes it.
 const policyFlagUsage = "load user Rego policies from `DIR` (*.rego, recursively, tests excluded); repeatable"
 
-// withPolicies adds the user policies in dirs to the registry all and validates the result.
-// A policy that does not load, or whose ID or name is taken, is an error naming file:line.
-func withPolicies(all []*checker.Rule, dirs []string) ([]*checker.Rule, error) {
-	if len(dirs) == 0 {
+// withPolicies adds the user policies in dirs, and those already read (srcs), to the registry
+// all and validates the result. A policy that does not load, or whose ID or name is taken, is
+// an error naming file:line.
+func withPolicies(all []*checker.Rule, dirs []string, srcs []policy.Source) ([]*checker.Rule, error) {
+	if len(dirs) == 0 && len(srcs) == 0 {
 		return all, nil
 	}
-	user, err := policy.Load(dirs, all)
+	read, err := policy.ReadDirs(dirs, false)
+	if err != nil {
+		return nil, fmt.Errorf("load policies: %w", err)
+	}
+	user, err := policy.LoadSources(append(srcs, read...), all)
 	if err != nil {
 		return nil, fmt.Errorf("load policies: %w", err)
 	}

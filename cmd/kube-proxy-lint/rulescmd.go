@@ -39,7 +39,7 @@ func (c *cli) rules(args []string) int {
 	if fs.NArg() > 0 {
 		return c.fail(usagef(cmd, "rules takes no arguments; run '%s explain %s' to read a rule's documentation", progName, fs.Arg(0)))
 	}
-	all, err := withPolicies(registry(), *policies)
+	all, err := withPolicies(registry(), *policies, nil)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -146,7 +146,7 @@ func (c *cli) explain(args []string) int {
 	if fs.NArg() == 0 {
 		return c.fail(usagef(cmd, "explain needs a rule ID or name, e.g. '%s explain KP102'", progName))
 	}
-	all, err := withPolicies(registry(), *policies)
+	all, err := withPolicies(registry(), *policies, nil)
 	if err != nil {
 		return c.fail(err)
 	}
