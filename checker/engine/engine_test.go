@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -255,5 +256,40 @@ func TestNoRules(t *testing.T) {
 	out, err := Run(context.Background(), workspace("a.yaml"), nil)
 	if err != nil || len(out.Findings) != 0 || out.InternalErrors != 0 {
 		t.Fatalf("Run(no rules) = %+v, %v", out, err)
+	}
+}
+
+// TestCancelStopsRun: a cancelled run returns without waiting for a rule that never checks
+// the context (issue 11, item 12); the rule's pass reports the cancellation.
+func TestCancelStopsRun(t *testing.T) {
+	ws := &checker.Workspace{Root: "."}
+	release := make(chan struct{})
+	defer close(release)
+	sawCancel := make(chan bool, 1)
+	stuck := &checker.Rule{ID: "KP999", Name: "stuck", Severity: checker.SeverityError, Run: func(p *checker.Pass) error {
+		<-p.Context().Done()
+		sawCancel <- p.Cancelled()
+		<-release
+		return nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, ws, []*checker.Rule{stuck})
+		done <- err
+	}()
+	cancel()
+	deadline, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run = %v, want context.Canceled", err)
+		}
+	case <-deadline.Done():
+		t.Fatal("a cancelled run waits for a stuck rule")
+	}
+	if !<-sawCancel {
+		t.Error("Pass.Cancelled is false in a cancelled run")
 	}
 }

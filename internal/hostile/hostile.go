@@ -20,6 +20,9 @@ import (
 func AliasBomb(kind string, docs, size, k, levels int) []byte {
 	var b strings.Builder
 	for d := 0; d < docs; d++ {
+		if d > 0 {
+			b.WriteString("---\n")
+		}
 		start := b.Len()
 		fmt.Fprintf(&b, "apiVersion: v1\nkind: %s\nmetadata:\n  name: bomb-%d\n", kind, d)
 		b.WriteString("l0: &l0 [" + strings.TrimSuffix(strings.Repeat("lol,", k), ",") + "]\n")
@@ -29,7 +32,6 @@ func AliasBomb(kind string, docs, size, k, levels int) []byte {
 		for b.Len()-start < size-4 {
 			b.WriteString("# " + strings.Repeat("x", min(76, size-4-(b.Len()-start))) + "\n")
 		}
-		b.WriteString("---\n")
 	}
 	return []byte(b.String())
 }
