@@ -266,7 +266,9 @@ func TestCancelStopsRun(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	sawCancel := make(chan bool, 1)
+	started := make(chan struct{})
 	stuck := &checker.Rule{ID: "KP999", Name: "stuck", Severity: checker.SeverityError, Run: func(p *checker.Pass) error {
+		close(started)
 		<-p.Context().Done()
 		sawCancel <- p.Cancelled()
 		<-release
@@ -278,6 +280,7 @@ func TestCancelStopsRun(t *testing.T) {
 		_, err := Run(ctx, ws, []*checker.Rule{stuck})
 		done <- err
 	}()
+	<-started
 	cancel()
 	deadline, stop := context.WithTimeout(context.Background(), time.Minute)
 	defer stop()
