@@ -208,7 +208,7 @@ func TestHostileFileNames(t *testing.T) {
 				}
 			}
 		}
-		if format == "text" && !strings.Contains(r.stdout, "\n..x.yaml:3:7: ") {
+		if format == "text" && !strings.Contains("\n"+r.stdout, "\n..x.yaml:3:7: ") {
 			t.Errorf("..x.yaml is not reported relative to the root:\n%s", r.stdout)
 		}
 	}
