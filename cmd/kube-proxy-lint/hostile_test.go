@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -215,14 +216,10 @@ func TestHostileFileNames(t *testing.T) {
 }
 
 // regexpCommand reports whether l is one of the github format's own commands.
-func regexpCommand(l string) bool {
-	for _, lvl := range []string{"::error ", "::warning ", "::notice "} {
-		if strings.HasPrefix(l, lvl) && strings.Count(l, "::") == 2 {
-			return true
-		}
-	}
-	return false
-}
+func regexpCommand(l string) bool { return githubCommandRe.MatchString(l) }
+
+// githubCommandRe is one workflow command: level, properties without a raw ":", the data.
+var githubCommandRe = regexp.MustCompile(`^::(error|warning|notice) [^:]*::`)
 
 // Item 12: SIGINT and SIGTERM end a run at once, also one blocked reading a stdin that never
 // ends, with 128 + the signal, and no temporary output file is left.
