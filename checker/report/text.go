@@ -200,9 +200,12 @@ type cell struct {
 func layout(line string) []cell {
 	cells := make([]cell, 0, len(line))
 	pos := 0
-	for _, r := range line {
+	for i, r := range line {
 		c := cell{start: pos}
 		switch {
+		case r == '#' && i > 0 && line[i-1] == '#' && strings.HasPrefix(line[i:], "#["):
+			// "##[" starts a GitHub log command anywhere on a line: break it up.
+			c.text, c.width = `\x23`, 4
 		case r == '\t':
 			c.width = tabWidth - pos%tabWidth
 			c.text = strings.Repeat(" ", c.width)
