@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -38,7 +37,7 @@ func FuzzEmbedded(f *testing.F) {
 		}
 		b := []byte(outer)
 		ws := Bytes(name, b, nil)
-		lines := bytes.Count(b, []byte{'\n'}) + 1
+		lines := checker.NewLineIndex(b).Lines()
 		check := func(what string, p checker.Position) {
 			if !p.IsValid() {
 				return
