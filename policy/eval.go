@@ -142,7 +142,9 @@ func (rr *regoRule) finding(st *wsState, d *checker.Document, it any) (checker.F
 	}
 	atKey := obj["at"] == "key"
 	f.Pos, f.End, f.Message = rr.position(d, path, atKey, msg)
-	if l, ok := obj["location"]; ok {
+	// null is no location: policies copy locations from the data, where an unknown one is null
+	// (a mode that comes from a default has none).
+	if l, ok := obj["location"]; ok && l != nil {
 		pos, end, err := st.location(l)
 		if err != nil {
 			return checker.Finding{}, rr.contractError("finding with a bad \"location\" (%v): %s", err, short(it))
