@@ -125,9 +125,11 @@ Outputs:
   "config", write it as ./rules.
 
 Exit codes:
-  0  no finding at or above --fail-on
-  1  findings at or above --fail-on
-  2  usage error, unreadable path, or internal error (a rule that broke)
+  0         no finding at or above --fail-on
+  1         findings at or above --fail-on
+  2         usage error, unreadable path or configuration, a named file that could not
+            be linted, or internal error (a rule that broke)
+  130, 143  interrupted by SIGINT or SIGTERM
 `, strings.ReplaceAll(strings.Join(report.Formats(), ", "), ", report-markdown", ",\n  report-markdown"))
 	return b.String()
 }

@@ -74,7 +74,8 @@ func TestHelp(t *testing.T) {
 		"Usage:", "kube-proxy-lint [flags] [PATH...]", "kube-proxy-lint rules", "kube-proxy-lint explain",
 		"--format FORMAT[=FILE]", "--output FILE", "--color WHEN", "--fail-on SEVERITY", "--enable RULES",
 		"--disable RULES", "--target-version VERSION", "--version", "json", "sarif", "text",
-		"--format text --format sarif=results.sarif", "Exit codes:", "  2  usage error",
+		"--format text --format sarif=results.sarif", "Exit codes:", "  2         usage error", "  130, 143  interrupted",
+		"--config-from-base REV", "--no-repo-policies",
 	} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("--help lacks %q:\n%s", s, r.stdout)

@@ -9,6 +9,8 @@ package hostile
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -84,3 +86,47 @@ var InjectionNames = []string{
 
 // KubeProxyIPVS is a KubeProxyConfiguration in ipvs mode: a file every run reports on.
 const KubeProxyIPVS = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"
+
+// Write writes one directory per hostile repository below dir: aliases (30 alias bombs in one
+// file and 30 files of one), nested (ConfigMaps 400 levels deep), lone-cr, names (files named
+// to inject into CI logs and Markdown) and links (a configuration, .gitignore and output
+// planted as links to /dev/zero and to a file outside the tree). FIFOs are left out: they are
+// made by the tests.
+func Write(dir string) error {
+	files := map[string][]byte{
+		"aliases/one-file.yaml": AliasBomb("Foo", 30, 8<<10, 31, 4),
+		"nested/nested.yaml":    NestedConfigMaps(400, 0),
+		"lone-cr/mac.yaml":      LoneCR(),
+		"links/outside/id_ed25519": []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n" +
+			"not a real key\n-----END OPENSSH PRIVATE KEY-----\n"),
+		"links/repo/kube-proxy.yaml": []byte(KubeProxyIPVS),
+	}
+	for i := range 30 {
+		files[fmt.Sprintf("aliases/many/bomb%02d.yaml", i)] = AliasBomb("Foo", 1, 8<<10, 31, 4)
+	}
+	for _, n := range InjectionNames {
+		files["names/"+n] = []byte(KubeProxyIPVS)
+	}
+	for name, b := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	repo := filepath.Join(dir, "links", "repo")
+	for link, target := range map[string]string{
+		".kube-proxy-lint.yaml": filepath.Join("..", "outside", "id_ed25519"),
+		".gitignore":            "/dev/zero",
+		"results.sarif":         filepath.Join("..", "outside", "id_ed25519"),
+	} {
+		p := filepath.Join(repo, link)
+		_ = os.Remove(p)
+		if err := os.Symlink(target, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
