@@ -137,7 +137,7 @@ func confinePolicyDirs(c *config.Config, root string, dirs []string) error {
 	if r, err := filepath.EvalSymlinks(cfgDir); err == nil {
 		cfgDir = r
 	}
-	if rel, err := filepath.Rel(realRoot, cfgDir); err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+	if rel, err := filepath.Rel(realRoot, cfgDir); err != nil || !filepath.IsLocal(rel) {
 		return nil // a configuration of the caller's own, outside the repository
 	}
 	for _, d := range dirs {
@@ -148,7 +148,7 @@ func confinePolicyDirs(c *config.Config, root string, dirs []string) error {
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = r
 		}
-		if rel, err := filepath.Rel(realRoot, abs); err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+		if rel, err := filepath.Rel(realRoot, abs); err != nil || !filepath.IsLocal(rel) {
 			return fmt.Errorf("config %s: policy-dirs: %s lies outside the repository; give outside policies with --policy", c.Path, d)
 		}
 	}

@@ -156,7 +156,7 @@ func onlyFilesOf(root string, paths []string) fileSet {
 			abs = filepath.Join(r, filepath.Base(abs))
 		}
 		for _, base := range []string{realRoot, root} {
-			if rel, err := filepath.Rel(base, abs); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			if rel, err := filepath.Rel(base, abs); err == nil && filepath.IsLocal(rel) {
 				s[filepath.ToSlash(rel)] = true
 				break
 			}

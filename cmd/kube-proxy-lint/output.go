@@ -108,12 +108,15 @@ func joinList(s []string, last string) string {
 // FIFO, is refused. The names /dev/null, /dev/stdout and /dev/stderr (exactly so) are the
 // run's own null device, stdout and stderr.
 func writeOutput(ctx context.Context, stdout, stderr io.Writer, path string, write func(io.Writer) error) error {
-	switch {
-	case path == "", path == "/dev/stdout":
+	if path == os.DevNull { // "NUL" on Windows
+		path = "/dev/null"
+	}
+	switch path {
+	case "", "/dev/stdout":
 		return write(stdout)
-	case path == "/dev/stderr":
+	case "/dev/stderr":
 		return write(stderr)
-	case path == "/dev/null", path == os.DevNull:
+	case "/dev/null":
 		return write(io.Discard)
 	}
 	mode := os.FileMode(0o644)

@@ -58,7 +58,7 @@ func readConfigFromRev(ctx context.Context, f *configFlags, lintPath string) (*c
 	var found *treeBlob
 	for d := start; ; d = filepath.Dir(d) {
 		rel, err := filepath.Rel(realTop, d)
-		if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+		if err != nil || !filepath.IsLocal(rel) {
 			break
 		}
 		p := path.Join(filepath.ToSlash(rel), config.FileName)
