@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 GOVULNCHECK_VERSION=v1.9.0
 CACHE=${KPL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kube-proxy-lint-ci}
 mkdir -p "$CACHE"
-export PATH="$(go env GOPATH)/bin:$PATH"
+gopath=$(go env GOPATH)
+export PATH="$gopath/bin:$PATH"
 
 if ! govulncheck -version 2>/dev/null | grep -q "govulncheck@$GOVULNCHECK_VERSION"; then
   go install "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION"
