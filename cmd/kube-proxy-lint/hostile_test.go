@@ -243,6 +243,7 @@ func TestHostileInterrupt(t *testing.T) {
 		}
 		cancel()
 		_ = pw.Close()
+		inFlight.Wait() // the abandoned run reads the end of its stdin and finishes
 	}
 	// A temporary output file of a run that the signal abandons is removed.
 	dir := t.TempDir()

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,6 +60,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runWithSignals(args, stdin, stdout, stderr, sigs)
 }
 
+// inFlight counts the runs still working, also those an interrupt abandoned; tests wait for
+// them before starting the next run, which shares process-wide settings (policy.Timeout).
+var inFlight sync.WaitGroup
+
 // interruptGrace is how long an interrupted run may take to stop on its own.
 const interruptGrace = 500 * time.Millisecond
 
@@ -67,7 +72,11 @@ func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer, si
 	defer cancel()
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
 	done := make(chan int, 1)
-	go func() { done <- c.dispatch(ctx, args) }()
+	inFlight.Add(1)
+	go func() {
+		defer inFlight.Done()
+		done <- c.dispatch(ctx, args)
+	}()
 	var sig os.Signal
 	select {
 	case code := <-done:
