@@ -305,7 +305,11 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		return c.fail(err)
 	}
 	if cfg.fixes.active() {
-		return c.runFix(ctx, cfg, ws, root, proc, out, formatters)
+		code := c.runFix(ctx, cfg, ws, root, proc, out, formatters)
+		if skippedExplicit {
+			code = exitError
+		}
+		return code
 	}
 	c.printFailures(cfg, out)
 	var rd *readiness.Report

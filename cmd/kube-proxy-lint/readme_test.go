@@ -41,7 +41,7 @@ func TestReadmeFixTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := withPolicies(registry(), nil)
+	all, err := withPolicies(registry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
