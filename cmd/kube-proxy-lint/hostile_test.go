@@ -60,12 +60,6 @@ func symlink(t *testing.T, target, link string) {
 	}
 }
 
-func mkfifo(t *testing.T, p string) {
-	t.Helper()
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("FIFOs not supported:", err)
-	}
-}
 
 // Item 1: a configuration file, baseline or policy planted as a link to a private key is
 // never read, and no error shows its content.
