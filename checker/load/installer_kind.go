@@ -63,7 +63,7 @@ func decodeKindPatches(d *checker.Document) []checker.LoadProblem {
 			if n.Kind != yaml.ScalarNode || !looksLikeKPC([]byte(n.Value)) {
 				continue
 			}
-			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentOffsets: checker.ScalarOffsets(d.File, n)}
+			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
 			inner.Lines = checker.NewLineIndex(inner.Content)
 			probs = append(probs, parseFile(inner)...)
 			for _, e := range inner.Docs {

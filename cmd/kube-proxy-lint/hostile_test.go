@@ -60,7 +60,6 @@ func symlink(t *testing.T, target, link string) {
 	}
 }
 
-
 // Item 1: a configuration file, baseline or policy planted as a link to a private key is
 // never read, and no error shows its content.
 func TestHostileLinkedConfigBaselinePolicies(t *testing.T) {
