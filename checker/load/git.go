@@ -116,7 +116,9 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		case "160000":
 			continue // a submodule: its tree is another repository's
 		}
-		if !exact && !isYAMLName(e.name) && !maybeConfigName(e.name) {
+		// The same name filter as the directory walk (wantName), so --rev reads what a
+		// work-tree run reads: scripts, units, Terraform, inventories and the rest.
+		if !exact && !wantName(e.name) {
 			continue
 		}
 		if e.size > opts.MaxFileSize {

@@ -6,8 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
 func gitRepo(t *testing.T, files map[string]string) string {
@@ -127,6 +131,59 @@ func TestFromGit(t *testing.T) {
 		_, err := FromGit(context.Background(), dir, tc.rev, Options{Paths: tc.paths})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("FromGit(%s, %q) error = %v, want %q", tc.rev, tc.paths, err, tc.want)
+		}
+	}
+}
+
+// TestFromGitReadsWhatTheWalkReads: --rev and a directory walk share one file filter, so a
+// commit's tree yields the files the same tree yields on disk: scripts, units, Terraform,
+// inventories, flag files, templates, not only YAML.
+func TestFromGitReadsWhatTheWalkReads(t *testing.T) {
+	unit := "[Service]\nExecStart=/usr/local/bin/kube-proxy --proxy-mode=ipvs\n"
+	dir := gitRepo(t, map[string]string{
+		"kube-proxy.yaml":                 kpcYAML,
+		"node/bootstrap.sh":               "#!/bin/sh\nexec /usr/local/bin/kube-proxy --proxy-mode=ipvs\n",
+		"node/start":                      "#!/bin/bash\nkube-proxy --proxy-mode=ipvs\n",
+		"units/kube-proxy.service":        unit,
+		"units/kube-proxy.service.j2":     unit,
+		"units/kubelet.service.d/10.conf": unit,
+		"inventory/prod/inventory.ini":    "[k8s_cluster:vars]\nkube_proxy_mode=ipvs\n",
+		"inventory/prod/hosts":            "[all:vars]\nkube_proxy_mode=ipvs\n",
+		"tf/main.tf":                      "resource \"aws_eks_addon\" \"p\" {\n  addon_name = \"kube-proxy\"\n  configuration_values = jsonencode({ mode = \"ipvs\" })\n}\n",
+		"aks/main.bicep":                  "resource aks 'x' = {\n  properties: { networkProfile: { kubeProxyConfig: { mode: 'IPVS' } } }\n}\n",
+		"Dockerfile":                      "FROM x\nCMD [\"kube-proxy\", \"--proxy-mode=ipvs\"]\n",
+		"Makefile":                        "run:\n\tkube-proxy --proxy-mode=ipvs\n",
+		"kube-proxy.flags":                "--proxy-mode=ipvs\n",
+		"containerd/certs.d/x/hosts.toml": "server = \"http://127.0.0.1:31500\"\n",
+		"mixin/alerts.libsonnet":          "{ expr: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total' }\n",
+		"docs/readme.md":                  "kube-proxy --proxy-mode=ipvs\n",
+		"img/logo.png":                    "\x89PNG\x00",
+	})
+	walked, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromGit, err := FromGit(context.Background(), dir, "HEAD", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(ws *checker.Workspace) []string {
+		var out []string
+		for _, f := range ws.Files {
+			if f.Parent == nil {
+				out = append(out, f.Path)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	w, g := names(walked), names(fromGit)
+	if !reflect.DeepEqual(w, g) {
+		t.Errorf("FromGit reads other files than the walk:\nwalk: %q\ngit:  %q", w, g)
+	}
+	for _, want := range []string{"node/bootstrap.sh", "units/kube-proxy.service", "inventory/prod/inventory.ini", "tf/main.tf", "Makefile"} {
+		if !slices.Contains(g, want) {
+			t.Errorf("FromGit skipped %s; read %q", want, g)
 		}
 	}
 }

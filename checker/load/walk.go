@@ -250,7 +250,9 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize 
 			// Links inside the tree are linted at their real path.
 			return nil
 		}
-		if !wantName(path) {
+		// The name filter sees the reported name, as FromGit's does.
+		name := relName(root, path)
+		if !wantName(name) {
 			return nil
 		}
 		if !e.Type().IsRegular() {
@@ -261,7 +263,7 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize 
 			return nil
 		}
 		seen[path] = true
-		ins = append(ins, input{name: relName(root, path), abs: path})
+		ins = append(ins, input{name: name, abs: path})
 		return nil
 	})
 	return ins, probs
