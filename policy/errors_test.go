@@ -88,6 +88,21 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// TestSyntaxErrorOnce: OPA reports some syntax errors twice at one line, once bare and once
+// with a hint; the user reads one line, the one with the hint.
+func TestSyntaxErrorOnce(t *testing.T) {
+	for _, body := range []string{"foo := [\n", "findings contains {\"msg\": \"x\", \"path\": []} if {\n\tinput.kind ==\n}\n"} {
+		_, err := policy.Compile([]policy.Source{src("030", body)}, false)
+		if err == nil {
+			t.Fatalf("%q compiled", body)
+		}
+		lines := strings.Split(err.Error(), "\n")
+		if len(lines) != 1 {
+			t.Errorf("%q: %d error lines, want 1:\n%v", body, len(lines), err)
+		}
+	}
+}
+
 func TestLoadIDClash(t *testing.T) {
 	dir := t.TempDir()
 	text := strings.ReplaceAll(strings.ReplaceAll(header, "ORG%s", "KP204"), "%s", "x") + "package x\n\nfindings contains {\"msg\": \"x\", \"path\": []} if true\n"

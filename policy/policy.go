@@ -454,12 +454,34 @@ func regoErrors(err error) []error {
 	var aerrs ast.Errors
 	if errors.As(err, &aerrs) {
 		out := make([]error, 0, len(aerrs))
-		for _, e := range aerrs {
+		for i, e := range aerrs {
+			if restated(aerrs, i) {
+				continue
+			}
 			out = append(out, fmt.Errorf("%s: %s", where(e.Location), e.Message))
 		}
 		return out
 	}
 	return []error{err}
+}
+
+// restated reports whether error i says nothing that another error at the same line does not
+// say: OPA's parser reports a syntax error once bare ("unexpected eof token") and once with a
+// hint ("unexpected eof token: expected rule value term ..."), and a user must read it once.
+func restated(errs ast.Errors, i int) bool {
+	e := errs[i]
+	for j, o := range errs {
+		if j == i || where(o.Location) != where(e.Location) {
+			continue
+		}
+		if o.Message == e.Message && j < i {
+			return true // an exact repeat: keep the first
+		}
+		if o.Message != e.Message && strings.HasPrefix(o.Message, e.Message) {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {
