@@ -16,6 +16,17 @@ type ChangeSet interface {
 	Edited(file string, from, to int) bool
 }
 
+// RelatedChangeSet is a ChangeSet that judges related locations by a measure of their own.
+// --only-files reports every finding in the named files, but a finding elsewhere only when
+// its evidence in a named file is on a line that changed: staging a ConfigMap edit reports
+// the DaemonSet flag the edit contradicts, while staging an unrelated line of that ConfigMap
+// does not make the DaemonSet's old finding block the commit.
+type RelatedChangeSet interface {
+	ChangeSet
+	// RelatedChanged is Changed for a related location.
+	RelatedChanged(file string, from, to int) bool
+}
+
 // filterChanged keeps the findings on changed code: a finding whose span touches a changed
 // line, one with a related location on a changed line (the ConfigMap that was edited makes
 // the DaemonSet's flag a new problem), and one about an absent field when the document that
@@ -50,8 +61,12 @@ func isChanged(cs ChangeSet, docs *docIndex, f *checker.Finding) bool {
 	if spanChanged(cs, f.Pos, f.End) {
 		return true
 	}
+	related := cs
+	if rc, ok := cs.(RelatedChangeSet); ok {
+		related = relatedView{rc}
+	}
 	for _, r := range f.Related {
-		if r.Pos.Filename != "" && spanChanged(cs, r.Pos, r.End) {
+		if r.Pos.Filename != "" && spanChanged(related, r.Pos, r.End) {
 			return true
 		}
 	}
@@ -59,6 +74,13 @@ func isChanged(cs ChangeSet, docs *docIndex, f *checker.Finding) bool {
 		return true
 	}
 	return false
+}
+
+// relatedView asks a RelatedChangeSet about related locations.
+type relatedView struct{ RelatedChangeSet }
+
+func (v relatedView) Changed(file string, from, to int) bool {
+	return v.RelatedChanged(file, from, to)
 }
 
 // spanChanged asks about the lines of a span; a position without a line stands for the file.

@@ -244,6 +244,9 @@ type Options struct {
 	Head string
 	// WholeFiles sets Changes.WholeFiles.
 	WholeFiles bool
+	// Paths, when set, limit the diff to these files (slash paths relative to the
+	// repository root).
+	Paths []string
 }
 
 // Compute runs git and returns the changes of Head (or the work tree) since Base, with file
@@ -281,6 +284,7 @@ func Compute(ctx context.Context, opts Options) (*Changes, error) {
 		args = append(args, head)
 	}
 	args = append(args, "--")
+	args = append(args, pathspecs(opts.Paths)...)
 	out, err := Git(ctx, root, args...)
 	if err != nil {
 		return nil, fmt.Errorf("diff against %s: %w", opts.Base, err)
@@ -292,7 +296,7 @@ func Compute(ctx context.Context, opts Options) (*Changes, error) {
 	c.WholeFiles = opts.WholeFiles
 	if head == "" {
 		// Files git does not track yet are new in full, as in golangci-lint.
-		out, err := Git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
+		out, err := Git(ctx, root, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, pathspecs(opts.Paths)...)...)
 		if err != nil {
 			return nil, fmt.Errorf("list untracked files: %w", err)
 		}
@@ -303,6 +307,16 @@ func Compute(ctx context.Context, opts Options) (*Changes, error) {
 		}
 	}
 	return c, nil
+}
+
+// pathspecs turns root-relative file names into literal pathspecs: a name with "*" or ":"
+// means itself.
+func pathspecs(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(top,literal)" + p
+	}
+	return out
 }
 
 // ResolveCommit turns a revision into a commit ID, with an error that names the revision.

@@ -228,3 +228,65 @@ func TestHelpGitFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyFilesRelated: --only-files reports a finding in another file when its evidence in a
+// named file is on a changed line (the staged edit made it), not when the named file changed
+// elsewhere (the finding is old and must not block an unrelated commit).
+func TestOnlyFilesRelated(t *testing.T) {
+	dir := gitCLIRepo(t)
+	src := filepath.Join("..", "..", "fixtures", "repos", "kubeadm-ipvs", "kube-system")
+	for _, name := range []string{"kube-proxy-configmap.yaml", "kube-proxy-daemonset.yaml"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, filepath.Join(dir, "ks", name), string(b))
+	}
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "kube-system")
+	cm := filepath.Join(dir, "ks", "kube-proxy-configmap.yaml")
+	orig, err := os.ReadFile(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	kp201 := func(args ...string) []string {
+		t.Helper()
+		r := runCLI(t, "", append([]string{"--format", "json", "--target-version", "1.40", "--quiet", "--fail-on", "none",
+			"--disable", "all", "--enable", "KP201"}, args...)...)
+		var env struct {
+			Findings []struct {
+				Pos struct {
+					File string `json:"file"`
+					Line int    `json:"line"`
+				} `json:"pos"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+			t.Fatalf("%q: %v\n%s%s", args, err, r.stdout, r.stderr)
+		}
+		out := []string{}
+		for _, f := range env.Findings {
+			out = append(out, f.Pos.File+":"+itoa(f.Pos.Line))
+		}
+		return out
+	}
+	if got := kp201("--only-files", "ks/kube-proxy-daemonset.yaml"); len(got) == 0 {
+		t.Fatal("no KP201 finding in the DaemonSet: the fixture changed")
+	}
+	// An unrelated edit of the ConfigMap: the DaemonSet's old finding is not reported.
+	mustWrite(t, cm, strings.Replace(string(orig), "    app: kube-proxy\n", "    app: kube-proxy\n    team: net\n", 1))
+	if got := kp201("--only-files", "ks/kube-proxy-configmap.yaml"); len(got) != 0 {
+		t.Errorf("unrelated ConfigMap edit reports %q", got)
+	}
+	// An edit of the line the finding rests on: it is reported.
+	mustWrite(t, cm, strings.Replace(string(orig), "    mode: ipvs\n", "    mode: nftables\n", 1))
+	if got := kp201("--only-files", "ks/kube-proxy-configmap.yaml"); len(got) == 0 || !strings.HasPrefix(got[0], "ks/kube-proxy-daemonset.yaml:") {
+		t.Errorf("ConfigMap mode edit reports %q, want the DaemonSet's KP201", got)
+	}
+	// Every file named (pre-commit run --all-files): everything.
+	mustWrite(t, cm, string(orig))
+	if got := kp201("--only-files", "ks/kube-proxy-configmap.yaml", "ks/kube-proxy-daemonset.yaml"); len(got) == 0 {
+		t.Error("--all-files style run reports nothing")
+	}
+}

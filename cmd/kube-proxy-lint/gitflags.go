@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -118,7 +119,7 @@ func safeLoadGit(ctx context.Context, rev string, opts load.Options) (ws *checke
 func (c *cli) changeSet(ctx context.Context, cfg *lintConfig, root string) (engine.ChangeSet, error) {
 	g := cfg.git
 	if g.onlyFiles {
-		return onlyFilesOf(root, cfg.paths), nil
+		return onlyFilesChanges(ctx, root, cfg.paths), nil
 	}
 	base, mergeBase := g.newFromRev, false
 	if g.newFromMergeBase != "" {
@@ -134,11 +135,47 @@ func (c *cli) changeSet(ctx context.Context, cfg *lintConfig, root string) (engi
 	return ch, nil
 }
 
-// fileSet is the change set of --only-files: every line of the named files counts.
+// fileSet names files relative to the source root.
 type fileSet map[string]bool
 
-func (s fileSet) Changed(file string, _, _ int) bool { return s[file] }
-func (s fileSet) Edited(file string, _, _ int) bool  { return s[file] }
+// onlyFiles is the change set of --only-files: every finding in a named file counts; a
+// finding elsewhere counts when a related location lies on a line of a named file that
+// differs from HEAD (engine.RelatedChangeSet). Staged edits are what pre-commit passes (it
+// stashes the rest), so the DaemonSet flag that a staged ConfigMap edit contradicts blocks the
+// commit, and an old finding whose evidence sits on untouched lines of a staged file does not.
+type onlyFiles struct {
+	files fileSet
+	// diff are the lines of the named files that differ from HEAD; nil outside Git or
+	// before the first commit, where every line of a named file counts.
+	diff *gitdiff.Changes
+}
+
+func (o *onlyFiles) Changed(file string, _, _ int) bool { return o.files[file] }
+func (o *onlyFiles) Edited(file string, _, _ int) bool  { return o.files[file] }
+
+func (o *onlyFiles) RelatedChanged(file string, from, to int) bool {
+	if !o.files[file] {
+		return false
+	}
+	return o.diff == nil || o.diff.Changed(file, from, to)
+}
+
+// onlyFilesChanges builds the --only-files change set for the named paths.
+func onlyFilesChanges(ctx context.Context, root string, paths []string) *onlyFiles {
+	o := &onlyFiles{files: onlyFilesOf(root, paths)}
+	names := make([]string, 0, len(o.files))
+	for n := range o.files {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return o
+	}
+	sort.Strings(names)
+	if diff, err := gitdiff.Compute(ctx, gitdiff.Options{Dir: root, Base: "HEAD", Paths: names}); err == nil {
+		o.diff = diff
+	}
+	return o
+}
 
 // onlyFilesOf names the files relative to root, the way findings name them.
 func onlyFilesOf(root string, paths []string) fileSet {
