@@ -21,8 +21,14 @@
 # ~/.cache/kube-proxy-lint-ci). A tool that cannot be installed is a failure. Only when
 # KPL_INTEGRATION_ALLOW_SKIP=1 and CI is unset (a laptop without network) is such a check
 # skipped, with a SKIP line in the log and in the summary.
+#
+# Arguments name the sections to run (sarif, actionlint, shellcheck, reviewdog, pre-commit,
+# ...); none runs them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ONLY=" $* "
+# want SECTION: whether the command line selects SECTION.
+want() { [ "$ONLY" = "  " ] || [[ $ONLY == *" $1 "* ]]; }
 
 
 CACHE=${KPL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kube-proxy-lint-ci}
@@ -114,8 +120,10 @@ export PATH="$WORK/bin:$PATH"
 
 # ---------------------------------------------------------------------------------------------
 # SARIF Multitool
-log "SARIF Multitool validate (rule kinds Sarif;Gh)"
-if install_multitool; then
+want sarif && log "SARIF Multitool validate (rule kinds Sarif;Gh)"
+if ! want sarif; then
+  :
+elif install_multitool; then
   sarif=$WORK/example.sarif
   rc=0
   kube-proxy-lint --quiet --format sarif="$sarif" fixtures/repos/kubeadm-ipvs >/dev/null || rc=$?
@@ -208,8 +216,10 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # actionlint and shellcheck
-log "actionlint on action.yml and docs/examples/workflow.yml"
-if install_actionlint; then
+want actionlint && log "actionlint on action.yml and docs/examples/workflow.yml"
+if ! want actionlint; then
+  :
+elif install_actionlint; then
   al=$WORK/actionlint
   mkdir -p "$al/.github/workflows"
   cp action.yml "$al/action.yml"
@@ -233,8 +243,10 @@ if install_actionlint; then
 else
   unavailable "actionlint"
 fi
-log "shellcheck on the composite action's scripts"
-if install_shellcheck && install_pre_commit; then
+want shellcheck && log "shellcheck on the composite action's scripts"
+if ! want shellcheck; then
+  :
+elif install_shellcheck && install_pre_commit; then
   # PyYAML comes with Debian's pre-commit.
   if /usr/bin/python3 - "$WORK/steps" <<'EOF'
 import os, sys, yaml
@@ -262,8 +274,10 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # reviewdog
-log "reviewdog -f=rdjson -reporter=local -filter-mode=added"
-if install_reviewdog; then
+want reviewdog && log "reviewdog -f=rdjson -reporter=local -filter-mode=added"
+if ! want reviewdog; then
+  :
+elif install_reviewdog; then
   rd=$WORK/reviewdog
   mkdir -p "$rd"
   git -C "$rd" init -q -b main
@@ -308,8 +322,10 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # pre-commit
-log "pre-commit with .pre-commit-hooks.yaml"
-if install_pre_commit; then
+want pre-commit && log "pre-commit with .pre-commit-hooks.yaml"
+if ! want pre-commit; then
+  :
+elif install_pre_commit; then
   # pre-commit clones hook repositories at a commit, so the current tree, with its uncommitted
   # changes, is committed to a temporary copy.
   hooks=$WORK/hook-repo
@@ -347,6 +363,28 @@ EOF
     git -C "$c" add -A
     git -C "$c" commit -q --no-verify -m "before the hook"
     (cd "$c" && pre-commit install >/dev/null)
+    # Install the hook's environment now, timed: for the golang hook this is the go install
+    # that a user waits for on the first commit.
+    local t0 t1
+    t0=$(date +%s)
+    if (cd "$c" && pre-commit install-hooks >"$WORK/install-$id.log" 2>&1); then
+      t1=$(date +%s)
+      log "pre-commit $id: hook environment installed in $((t1 - t0)) s"
+    else
+      cat "$WORK/install-$id.log"
+      bad "pre-commit $id: the hook environment does not install"
+      return
+    fi
+    if [ "$id" = kube-proxy-lint ]; then
+      # pre-commit's golang language runs `go install ./...`: only the CLI may come out of it.
+      local bins
+      bins=$(find "$PRE_COMMIT_HOME" -path '*golangenv*/bin/*' \( -type f -o -type l \) -printf '%f\n' | sort | tr '\n' ' ')
+      if [ "$bins" = "kube-proxy-lint " ]; then
+        ok "pre-commit $id: the golang hook installs the CLI only"
+      else
+        bad "pre-commit $id: the golang hook installs [$bins], want kube-proxy-lint only"
+      fi
+    fi
 
     cat >"$c/apps/web.yaml" <<'EOF'
 apiVersion: v1
@@ -392,6 +430,38 @@ EOF
     else
       printf '%s\n' "$out"
       bad "pre-commit $id: the fixed commit was blocked (exit $rc)"
+    fi
+
+    # Not only YAML: a staged script, unit or Terraform file is checked too.
+    mkdir -p "$c/node"
+    printf '#!/bin/sh\nexec /usr/local/bin/kube-proxy --proxy-mode=ipvs\n' >"$c/node/bootstrap.sh"
+    git -C "$c" add node/bootstrap.sh
+    rc=0
+    out=$(cd "$c" && git commit -q -m "bad script" 2>&1) || rc=$?
+    if [ "$rc" != 0 ] && printf '%s\n' "$out" | grep -q 'node/bootstrap.sh:2:[0-9]*: error'; then
+      ok "pre-commit $id: a staged shell script with a finding blocks the commit"
+    else
+      printf '%s\n' "$out"
+      bad "pre-commit $id: want the commit of node/bootstrap.sh blocked with its finding (exit $rc)"
+    fi
+    git -C "$c" reset -q
+    rm -f "$c/node/bootstrap.sh"
+
+    # --all-files reports what a directory run reports, every input kind included.
+    mkdir -p "$c/units" "$c/tf" "$c/inventory/prod"
+    printf '[Service]\nExecStart=/usr/local/bin/kube-proxy --proxy-mode=ipvs\n' >"$c/units/kube-proxy.service"
+    printf '[k8s_cluster:vars]\nkube_proxy_mode=ipvs\n' >"$c/inventory/prod/inventory.ini"
+    printf 'resource "aws_eks_addon" "p" {\n  addon_name = "kube-proxy"\n  configuration_values = jsonencode({ mode = "ipvs" })\n}\n' >"$c/tf/main.tf"
+    printf '#!/bin/sh\nexec /usr/local/bin/kube-proxy --proxy-mode=ipvs\n' >"$c/node/start.sh"
+    git -C "$c" add -A
+    git -C "$c" commit -q --no-verify -m "more inputs"
+    local want got
+    want=$(cd "$c" && kube-proxy-lint --quiet --target-version 1.40 . | grep -cE '^[^ ][^:]*:[0-9]+:[0-9]+: (error|warning|info): ') || true
+    got=$(cd "$c" && pre-commit run --all-files 2>&1 | grep -E '^[^ ][^:]*:[0-9]+:[0-9]+: (error|warning|info): ' | sort -u | wc -l) || true
+    if [ "$want" -ge 5 ] && [ "$got" = "$want" ]; then
+      ok "pre-commit $id: --all-files reports all $want findings of a directory run (scripts, units, Terraform, inventories)"
+    else
+      bad "pre-commit $id: --all-files reports $got findings, a directory run $want"
     fi
   }
   precommit_case kube-proxy-lint        # language: golang, built by pre-commit
