@@ -273,3 +273,22 @@ func TestPathJSONHostileKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerprintIgnoresMessage: the message names the target version and other facts that
+// change without the input changing; the fingerprint must not.
+func TestFingerprintIgnoresMessage(t *testing.T) {
+	a := Finding{RuleID: "KP102", Message: "mode ipvs at target 1.34", Pos: Position{Filename: "u.service", Line: 2}}
+	a.Subject = SubjectOf([]byte("ExecStart=kube-proxy \\\n    --proxy-mode=ipvs\n"), 10, 44)
+	b := a
+	b.Message = "mode ipvs at target 1.43"
+	b.Pos.Line = 9
+	b.Subject = SubjectOf([]byte("ExecStart=kube-proxy --proxy-mode=ipvs\n"), 10, 38)
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Errorf("fingerprint depends on message, line or wrapping: %q vs %q (subjects %q, %q)", a.Fingerprint(), b.Fingerprint(), a.Subject, b.Subject)
+	}
+	c := a
+	c.Subject = "kube-proxy --proxy-mode=iptables"
+	if a.Fingerprint() == c.Fingerprint() {
+		t.Error("fingerprint ignores the flagged text")
+	}
+}

@@ -30,6 +30,10 @@ type Finding struct {
 	// Suppressions say why a finding is not reported (inline comment, annotation or config
 	// exclusion); set only on the findings of engine.Outcome.Suppressed.
 	Suppressions []Suppression `json:"suppressions,omitempty"`
+	// Subject is the source text of the finding's span, whitespace collapsed, when it has no
+	// field path (a flag on a command line, an address in a script): what Fingerprint
+	// identifies it by. The engine sets it.
+	Subject string `json:"-"`
 }
 
 // ObjectRef identifies a document.
@@ -90,7 +94,10 @@ type TextEdit struct {
 }
 
 // Fingerprint is a position-independent identity of the finding: rule, file, object and field
-// path. It survives edits that move the finding to another line.
+// path, or for a finding without a path (a command-line flag in a script or unit) the text it
+// points at. It survives edits that move the finding to another line, and it never includes
+// the message, which names the target version and other facts that change without the input
+// changing (bumping an image tag must not invalidate a baseline).
 func (f *Finding) Fingerprint() string {
 	h := sha256.New()
 	h.Write([]byte(f.RuleID))
@@ -104,11 +111,24 @@ func (f *Finding) Fingerprint() string {
 	if len(f.Path) > 0 {
 		h.Write([]byte(f.Path.String()))
 	} else {
-		// Without a path, the message is the most stable identity left (without the
-		// cluster clause, which names where the cluster's version is written).
-		h.Write([]byte(f.PlainMessage()))
+		h.Write([]byte{1})
+		h.Write([]byte(f.Subject))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// maxSubject bounds Finding.Subject: a few hundred bytes identify a flag or a value.
+const maxSubject = 256
+
+// SubjectOf returns the Subject of a finding whose span is content[from:to]: the text with
+// runs of white space (and line continuations) collapsed to one space, so that re-indenting or
+// re-wrapping a command line keeps its findings' identity.
+func SubjectOf(content []byte, from, to int) string {
+	if from < 0 || to > len(content) || from >= to {
+		return ""
+	}
+	to = min(to, from+maxSubject)
+	return strings.Join(strings.Fields(strings.ReplaceAll(string(content[from:to]), "\\\n", " ")), " ")
 }
 
 // SortFindings orders findings by file, position, rule and message, so output is deterministic.

@@ -51,7 +51,29 @@ func runRules(st *state) error {
 		}
 	}
 	st.out.InternalErrors = len(st.out.Failures)
+	setSubjects(st.ws, st.out.Findings)
 	return nil
+}
+
+// setSubjects fills Finding.Subject, the identity of findings without a field path, from the
+// source text of their spans.
+func setSubjects(ws *checker.Workspace, fs []checker.Finding) {
+	var content map[string][]byte
+	for i := range fs {
+		f := &fs[i]
+		if len(f.Path) > 0 || f.Internal || f.End.Filename != f.Pos.Filename {
+			continue
+		}
+		if content == nil {
+			content = make(map[string][]byte, len(ws.Files))
+			for _, file := range ws.Files {
+				if file.Parent == nil {
+					content[file.Path] = file.Content
+				}
+			}
+		}
+		f.Subject = checker.SubjectOf(content[f.Pos.Filename], f.Pos.Offset, f.End.Offset)
+	}
 }
 
 // runRule runs one rule, turning a panic or an error into a Failure. Findings reported before

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -282,5 +283,55 @@ func must[T any](v T, err error) T {
 func TestKP900IDMatchesEngine(t *testing.T) {
 	if rules.KP900.ID != checker.SuppressionRuleID {
 		t.Errorf("KP900.ID = %s, checker.SuppressionRuleID = %s", rules.KP900.ID, checker.SuppressionRuleID)
+	}
+}
+
+// TestBaselineSurvivesTargetChange: the fingerprints of findings without a field path (flags
+// in scripts and units, installer settings) do not depend on the message, which names the
+// target version: a baseline written at one target still matches at another.
+func TestBaselineSurvivesTargetChange(t *testing.T) {
+	requireLoader(t)
+	dir := t.TempDir()
+	mustMkdir(t, filepath.Join(dir, ".git"))
+	mustWrite(t, filepath.Join(dir, "node", "bootstrap.sh"), "#!/bin/sh\nexec /usr/local/bin/kube-proxy --proxy-mode=ipvs\n")
+	mustWrite(t, filepath.Join(dir, "units", "kube-proxy.service"), "[Service]\nExecStart=/usr/local/bin/kube-proxy \\\n  --proxy-mode=ipvs\n")
+	mustWrite(t, filepath.Join(dir, "inventory", "prod", "inventory.ini"), "[k8s_cluster:vars]\nkube_proxy_mode=ipvs\n")
+	fingerprints := func(target string) map[string]string {
+		t.Helper()
+		r := runCLI(t, "", "--target-version", target, "--enable", "KP102", "--disable", "all", "--format", "json", "--fail-on", "none", dir)
+		var env struct {
+			Findings []struct {
+				RuleID      string `json:"ruleId"`
+				Message     string `json:"message"`
+				Fingerprint string `json:"fingerprint"`
+				Pos         struct {
+					File string `json:"file"`
+				} `json:"pos"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		out := map[string]string{}
+		for _, f := range env.Findings {
+			out[f.Pos.File+" "+f.RuleID] = f.Fingerprint
+		}
+		return out
+	}
+	at134 := fingerprints("1.34")
+	if len(at134) != 3 {
+		t.Fatalf("findings at 1.34: %v", at134)
+	}
+	for _, target := range []string{"1.40", "1.43"} {
+		if got := fingerprints(target); !reflect.DeepEqual(got, at134) {
+			t.Errorf("fingerprints at %s:\n%v\nat 1.34:\n%v", target, got, at134)
+		}
+	}
+	bl := filepath.Join(dir, "baseline.json")
+	if r := runCLI(t, "", "--target-version", "1.34", "--write-baseline", bl, dir); r.code != exitOK {
+		t.Fatalf("--write-baseline: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "", "--quiet", "--target-version", "1.43", "--enable", "KP102", "--disable", "all", "--baseline", bl, dir); r.code != exitOK || r.stdout != "" {
+		t.Errorf("baseline of 1.34 at 1.43: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
