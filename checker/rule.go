@@ -23,6 +23,9 @@ type Rule struct {
 	// DocURL is where the rule's documentation lives when it is not a generated page under
 	// DocsBaseURL (user policies); URL returns it.
 	DocURL string
+	// External marks a rule that does not ship with kube-proxy-lint (a user policy): it has
+	// no page under DocsBaseURL, so without a DocURL it has no documentation address.
+	External bool
 	// Run checks the workspace and reports through the pass. An error means the rule broke,
 	// never that it found a problem.
 	Run func(*Pass) error
@@ -49,10 +52,14 @@ type Doc struct {
 // DocsBaseURL is where the generated rule docs are published.
 const DocsBaseURL = "https://github.com/kube-proxy-lint/kube-proxy-lint/blob/main/docs/rules/"
 
-// URL returns the rule's documentation address.
+// URL returns the rule's documentation address, or "" when it has none (a user policy without
+// custom.url): no link is better than a link to a page that does not exist.
 func (r *Rule) URL() string {
 	if r.DocURL != "" {
 		return r.DocURL
+	}
+	if r.External {
+		return ""
 	}
 	return DocsBaseURL + r.ID + ".md"
 }

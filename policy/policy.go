@@ -343,6 +343,7 @@ func Compile(srcs []Source, builtin bool) ([]*checker.Rule, error) {
 			errs = append(errs, err)
 			continue
 		}
+		r.External = !builtin
 		rules = append(rules, r)
 	}
 	if err := errors.Join(errs...); err != nil {

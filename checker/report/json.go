@@ -60,7 +60,7 @@ type jsonRule struct {
 	Name     string           `json:"name"`
 	Severity checker.Severity `json:"severity"`
 	Title    string           `json:"title,omitempty"`
-	URL      string           `json:"url"`
+	URL      string           `json:"url,omitempty"`
 }
 
 type jsonFinding struct {

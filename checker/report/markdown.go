@@ -112,7 +112,7 @@ func (m markdownFormatter) byRule(b *strings.Builder, r *Result) {
 		if i, ok := rules.index[rw.id]; ok {
 			rule := rules.rules[i]
 			name = "`" + rule.Name + "`"
-			if rule.Doc.Title != "" {
+			if rule.Doc.Title != "" && rule.URL() != "" {
 				id = "[" + id + "](" + MarkdownURL(rule.URL()) + ")"
 			}
 		}
@@ -153,7 +153,7 @@ func (m markdownFormatter) byFile(b *strings.Builder, r *Result) {
 		if f.RuleName != "" {
 			ruleText += " " + Markdown(f.RuleName)
 		}
-		if j, ok := rules.index[f.RuleID]; ok && rules.rules[j].Doc.Title != "" {
+		if j, ok := rules.index[f.RuleID]; ok && rules.rules[j].Doc.Title != "" && rules.rules[j].URL() != "" {
 			ruleText = "[" + ruleText + "](" + MarkdownURL(rules.rules[j].URL()) + ")"
 		}
 		b.WriteString(" (" + ruleText + ")\n")

@@ -531,7 +531,8 @@ func sarifRuleOf(rule *checker.Rule) sarifRule {
 		sr.Help = &sarifMultiformat{Text: text, Markdown: md}
 	}
 	if rule.Doc.Title != "" {
-		// A descriptor synthesised for an unlisted rule has no page to point at.
+		// A descriptor synthesised for an unlisted rule has no page to point at, nor has a
+		// user policy without custom.url (URL is empty).
 		sr.HelpURI = rule.URL()
 	}
 	if rule.Severity != checker.SeverityNone {
@@ -615,7 +616,7 @@ func ruleHelp(rule *checker.Rule) (text, markdown string) {
 		t.WriteString("\nAfter:\n" + indent(after, "    ") + "\n")
 		m.WriteString("\nAfter:\n\n" + fence(after) + "\n")
 	}
-	if doc.Title != "" {
+	if doc.Title != "" && rule.URL() != "" {
 		t.WriteString("\nDocumentation: " + rule.URL() + "\n")
 		m.WriteString("\n[" + rule.ID + " " + rule.Name + "](" + rule.URL() + ")\n")
 	}

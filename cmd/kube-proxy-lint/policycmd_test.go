@@ -141,3 +141,41 @@ func TestPolicyLoadErrors(t *testing.T) {
 		t.Errorf("no msg: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestUserPolicyWithoutURL: a user policy without custom.url has no page in this repository,
+// so no output links one: no URL is better than a false one.
+func TestUserPolicyWithoutURL(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"kube_proxy_image.rego", "lib/k8s.rego"} {
+		src, err := os.ReadFile(filepath.Join(orgPolicies, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, l := range strings.Split(string(src), "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(l), "#   url:") {
+				kept = append(kept, l)
+			}
+		}
+		mustWrite(t, filepath.Join(dir, name), strings.Join(kept, "\n"))
+	}
+	runs := [][]string{
+		{"--policy", dir, "--format", "sarif", policyRepo},
+		{"--policy", dir, "--format", "rdjson", policyRepo},
+		{"--policy", dir, "--format", "json", policyRepo},
+		{"--policy", dir, "--format", "markdown", policyRepo},
+		{"rules", "--policy", dir, "--format", "json"},
+		{"rules", "--policy", dir, "--format", "markdown"},
+		{"explain", "--policy", dir, "ORG001"},
+		{"explain", "--policy", dir, "--format", "markdown", "ORG001"},
+	}
+	for _, args := range runs {
+		r := runCLI(t, "", args...)
+		if !strings.Contains(r.stdout, "ORG001") {
+			t.Errorf("%q: no ORG001 in the output (exit %d): %s", args, r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout, "docs/rules/ORG001") || strings.Contains(r.stdout, "Documentation: \n") {
+			t.Errorf("%q links a page that does not exist:\n%s", args, r.stdout)
+		}
+	}
+}

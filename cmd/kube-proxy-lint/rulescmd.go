@@ -79,7 +79,7 @@ type ruleJSON struct {
 	EnabledByDefault bool     `json:"enabledByDefault"`
 	Since            string   `json:"since"`
 	Kinds            []string `json:"kinds,omitempty"`
-	URL              string   `json:"url"`
+	URL              string   `json:"url,omitempty"`
 	// Fixes are the kinds of fixes the rule offers, with their safety.
 	Fixes []fixDocJSON `json:"fixes,omitempty"`
 }

@@ -58,7 +58,9 @@ func Markdown(r *checker.Rule) string {
 		}
 		fmt.Fprintf(&b, "| Looks at | %s |\n", strings.Join(kinds, ", "))
 	}
-	fmt.Fprintf(&b, "| Documentation | <%s> |\n", r.URL())
+	if u := r.URL(); u != "" {
+		fmt.Fprintf(&b, "| Documentation | <%s> |\n", u)
+	}
 	section(&b, "Why", r.Doc.Why)
 	section(&b, "Remediation", r.Doc.Remediation)
 	if len(r.Doc.Fixes) > 0 {
@@ -76,8 +78,13 @@ func Markdown(r *checker.Rule) string {
 		snippet(&b, "Before:", r.Doc.Before)
 		snippet(&b, "After:", r.Doc.After)
 	}
-	fmt.Fprintf(&b, "\n---\n\n[All rules](%s%s) · Enable or disable with `--enable %s` / `--disable %s`.\n",
-		checker.DocsBaseURL, IndexFile, r.ID, r.ID)
+	if r.External {
+		// A user policy is not in the index of kube-proxy-lint's rules.
+		fmt.Fprintf(&b, "\n---\n\nEnable or disable with `--enable %s` / `--disable %s`.\n", r.ID, r.ID)
+	} else {
+		fmt.Fprintf(&b, "\n---\n\n[All rules](%s%s) · Enable or disable with `--enable %s` / `--disable %s`.\n",
+			checker.DocsBaseURL, IndexFile, r.ID, r.ID)
+	}
 	return b.String()
 }
 
@@ -127,7 +134,9 @@ func Text(r *checker.Rule) string {
 		}
 		field("Looks at", strings.Join(kinds, ", "))
 	}
-	field("Documentation", r.URL())
+	if u := r.URL(); u != "" {
+		field("Documentation", u)
+	}
 	textSection(&b, "Why", r.Doc.Why, "  ")
 	textSection(&b, "Remediation", r.Doc.Remediation, "  ")
 	if len(r.Doc.Fixes) > 0 {
@@ -195,8 +204,12 @@ func table(rules []*checker.Rule, link func(*checker.Rule) string) string {
 	var b strings.Builder
 	b.WriteString("| ID | Name | Severity | Enabled by default | Title |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range rules {
-		fmt.Fprintf(&b, "| [%s](%s) | `%s` | %s | %s | %s |\n",
-			r.ID, link(r), r.Name, r.Severity, yesNo(!r.Disabled), cell(r.Doc.Title))
+		id := r.ID
+		if l := link(r); l != "" {
+			id = "[" + r.ID + "](" + l + ")"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n",
+			id, r.Name, r.Severity, yesNo(!r.Disabled), cell(r.Doc.Title))
 	}
 	return b.String()
 }
