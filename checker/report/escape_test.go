@@ -236,7 +236,10 @@ func TestEscapingHostileNames(t *testing.T) {
 				if c, bad := unsafeIn(res.Message.Text, true); bad {
 					t.Errorf("sarif: message %q keeps %U", res.Message.Text, c)
 				}
-				if regexp.MustCompile(`(^|[^\\])[\[\]]`).MatchString(res.Message.Text) {
+				// The links to related locations, [text](id), are the only brackets left
+				// unescaped; their text escapes its own.
+				text := regexp.MustCompile(`\[(?:[^\[\]\\]|\\.)*\]\([0-9]+\)`).ReplaceAllString(res.Message.Text, "")
+				if regexp.MustCompile(`(^|[^\\])[\[\]]`).MatchString(text) {
 					t.Errorf("sarif: message %q holds an unescaped link bracket", res.Message.Text)
 				}
 				uri := res.Locations[0].PhysicalLocation.ArtifactLocation.URI

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -311,7 +312,7 @@ func (b *sarifBuilder) result(f *checker.Finding, rules *ruleTable) sarifResult 
 	res := sarifResult{
 		RuleID:  f.RuleID,
 		Level:   sarifLevel(f.Severity),
-		Message: sarifMessage{Text: SARIFText(f.Message)},
+		Message: sarifMessage{Text: resultMessage(f)},
 	}
 	if i, ok := rules.index[f.RuleID]; ok {
 		res.RuleIndex = &i
@@ -355,6 +356,27 @@ func (b *sarifBuilder) result(f *checker.Finding, rules *ruleTable) sarifResult 
 		res.Fixes = append(res.Fixes, sf)
 	}
 	return res
+}
+
+// resultMessage is a result's message text. GitHub code scanning shows a result's related
+// locations only where its message links them, so the evidence in other files (the
+// ConfigMap, the volume, the mount) is appended as SARIF embedded links, "[text](id)", to the
+// relatedLocations by id. Literal brackets are escaped (SARIFText), as links require (SARIF
+// 3.11.6).
+func resultMessage(f *checker.Finding) string {
+	msg := SARIFText(f.Message)
+	var links []string
+	for i, rel := range f.Related {
+		text := rel.Message
+		if text == "" {
+			text = rel.Pos.String()
+		}
+		links = append(links, "["+SARIFText(text)+"]("+strconv.Itoa(i+1)+")")
+	}
+	if len(links) == 0 {
+		return msg
+	}
+	return msg + "; evidence: " + strings.Join(links, "; ")
 }
 
 // physical converts a span to a physical location; without a line it names the file only.

@@ -216,7 +216,9 @@ func TestSARIFDetails(t *testing.T) {
 	run := log.Runs[0]
 	results := map[string]sarifResult{}
 	for _, res := range run.Results {
-		results[res.Message.Text] = res
+		// The message is the finding's, then the links to its related locations.
+		msg, _, _ := strings.Cut(res.Message.Text, "; evidence: ")
+		results[msg] = res
 	}
 
 	res := results["suppression names unknown rule KP999"]
@@ -279,5 +281,36 @@ func TestEscapeURIPath(t *testing.T) {
 	}
 	if got := fileURI(`/C:/work/repo`, true); got != "file:///C:/work/repo/" {
 		t.Errorf("fileURI = %q", got)
+	}
+}
+
+// TestSARIFRelatedLinks: GitHub code scanning shows related locations only when the result
+// message links them by id, so every related location is linked from the message, with
+// literal brackets escaped.
+func TestSARIFRelatedLinks(t *testing.T) {
+	f := checker.Finding{
+		RuleID: "KP201", Message: "kube-proxy ignores --proxy-mode=iptables; nodePortAddresses: [primary]",
+		Pos: checker.Position{Filename: "ds.yaml", Line: 3, Column: 5},
+		Related: []checker.Related{
+			{Pos: checker.Position{Filename: "cm.yaml", Line: 9, Column: 5}, Message: "the config file sets mode ipvs"},
+			{Pos: checker.Position{Filename: "ds.yaml", Line: 20, Column: 9}, Message: "volume [kube-proxy] is ConfigMap kube-proxy"},
+		},
+	}
+	got := resultMessage(&f)
+	want := `kube-proxy ignores --proxy-mode=iptables; nodePortAddresses: \[primary\]; evidence: [the config file sets mode ipvs](1); [volume \[kube-proxy\] is ConfigMap kube-proxy](2)`
+	if got != want {
+		t.Errorf("message:\n%s\nwant\n%s", got, want)
+	}
+	r := &Result{Findings: []checker.Finding{f}}
+	var log sarifLog
+	if err := json.Unmarshal(format(t, "sarif", Options{}, r), &log); err != nil {
+		t.Fatal(err)
+	}
+	res := log.Runs[0].Results[0]
+	if res.Message.Text != want || len(res.RelatedLocations) != 2 || res.RelatedLocations[1].ID != 2 {
+		t.Errorf("result: %+v", res)
+	}
+	if g := resultMessage(&checker.Finding{Message: `a \[x]`}); g != `a \\\[x\]` {
+		t.Errorf("backslash before a bracket: %q", g)
 	}
 }
