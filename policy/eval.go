@@ -77,6 +77,31 @@ func (rr *regoRule) run(p *checker.Pass) error {
 			return err
 		}
 	}
+	if !rr.commandLines {
+		return nil
+	}
+	for _, file := range st.commandFiles {
+		in, err := st.commandInput(file)
+		if err == nil {
+			var rs rego.ResultSet
+			rs, err = rr.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+			if ctx.Err() != nil {
+				return fmt.Errorf("evaluate %s: timed out after %s (at %s)", rr.file, Timeout, file)
+			}
+			if err == nil {
+				err = rr.report(p, st, nil, rs)
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		p.Report(checker.Finding{
+			Severity: checker.SeverityError,
+			Message:  fmt.Sprintf("internal error: evaluate %s on the command lines of this file: %s", rr.file, strings.Join(strings.Fields(err.Error()), " ")),
+			Pos:      checker.Position{Filename: file}, Internal: true,
+		})
+	}
 	return nil
 }
 
@@ -132,6 +157,10 @@ func (rr *regoRule) finding(st *wsState, d *checker.Document, it any) (checker.F
 		}
 		return checker.Finding{}, rr.contractError("finding with a malformed \"path\" (%v; want an array of keys and indices): %s", err, short(it))
 	}
+	if d == nil {
+		// Command lines in a text file: no document, so the location says where.
+		return rr.commandFinding(st, obj, msg, it)
+	}
 	f := checker.Finding{Message: msg, Object: d.Ref(), Path: path}
 	if s, ok := obj["severity"].(string); ok {
 		sev, err := checker.ParseSeverity(s)
@@ -172,6 +201,42 @@ func (rr *regoRule) finding(st *wsState, d *checker.Document, it any) (checker.F
 			return checker.Finding{}, err
 		}
 		f.Fixes = []checker.Fix{fix}
+	}
+	return f, nil
+}
+
+// commandFinding maps a finding on the command lines of a text file (CommandLineKind): it
+// needs a location, has no path into a document, and offers no fix.
+func (rr *regoRule) commandFinding(st *wsState, obj map[string]any, msg string, it any) (checker.Finding, error) {
+	l, ok := obj["location"]
+	if !ok {
+		return checker.Finding{}, rr.contractError("a finding on command lines (input.kind %q) needs a \"location\": %s", CommandLineKind, short(it))
+	}
+	if _, ok := obj["fix"]; ok {
+		return checker.Finding{}, rr.contractError("a finding on command lines (input.kind %q) cannot have a \"fix\": %s", CommandLineKind, short(it))
+	}
+	f := checker.Finding{Message: msg}
+	if s, ok := obj["severity"].(string); ok {
+		sev, err := checker.ParseSeverity(s)
+		if err != nil || sev == checker.SeverityNone {
+			return checker.Finding{}, rr.contractError("finding with a bad \"severity\" %q: %s", s, short(it))
+		}
+		f.Severity = sev
+	}
+	var err error
+	if f.Pos, f.End, err = st.location(l); err != nil {
+		return checker.Finding{}, rr.contractError("finding with a bad \"location\" (%v): %s", err, short(it))
+	}
+	if rel, ok := obj["related"].([]any); ok {
+		for _, r := range rel {
+			ro, _ := r.(map[string]any)
+			m, _ := ro["msg"].(string)
+			pos, end, err := st.location(ro["location"])
+			if ro == nil || m == "" || err != nil {
+				return checker.Finding{}, rr.contractError("related entries need msg and location {file, line, column}: %s", short(r))
+			}
+			f.Related = append(f.Related, checker.Related{Pos: pos, End: end, Message: m})
+		}
 	}
 	return f, nil
 }

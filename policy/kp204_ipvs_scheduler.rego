@@ -18,7 +18,7 @@
 #   name: ipvs-scheduler
 #   severity: info
 #   since: 0.1.0
-#   kinds: ["", KubeProxyConfiguration, KubeProxyConfig, Cluster, ClusterConfig, KubeOneCluster, Config, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
+#   kinds: ["", KubeProxyConfiguration, KubeProxyConfig, Cluster, ClusterConfig, KubeOneCluster, Config, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob, command line]
 #   workloads: kube-proxy
 #   remediation: |
 #     Decide what the scheduler was for. For stickiness set `sessionAffinity: ClientIP` on the
@@ -64,6 +64,23 @@ findings contains {
 	flag.name == "ipvs-scheduler"
 	flag.value != ""
 	flag.doc == input.id
+}
+
+# The flag on a command line outside manifests (a script, a systemd unit, a Dockerfile), where
+# kube-proxy honours it (no --config) and runs in ipvs mode: input is the file's command lines.
+findings contains {
+	"msg": sprintf("--ipvs-scheduler=%s balances each node's own connections, not the cluster's; nftables mode has no schedulers: use Service sessionAffinity or internalTrafficPolicy instead", [flag.value]),
+	"path": [],
+	"location": flag.location,
+} if {
+	input.kind == "command line"
+	some inst in ipvs_instances
+	inst.kind == "command"
+	not inst.configFlag
+	some flag in inst.flags
+	flag.name == "ipvs-scheduler"
+	flag.value != ""
+	flag.location.file == input.file
 }
 
 # scheduler_keys are the installers' names for the scheduler (kubespray, kops, AKS and EKS).

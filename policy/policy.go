@@ -363,6 +363,9 @@ type regoRule struct {
 	kinds        map[string]bool
 	// kubeProxyWorkloads: skip workload documents that run no kube-proxy.
 	kubeProxyWorkloads bool
+	// commandLines: the rule's kinds list CommandLineKind, so it is also evaluated on each
+	// text file holding kube-proxy command lines.
+	commandLines bool
 }
 
 func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleMetadata) (*checker.Rule, error) {
@@ -399,6 +402,7 @@ func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleM
 		for _, k := range meta.Kinds {
 			rr.kinds[k] = true
 		}
+		rr.commandLines = rr.kinds[CommandLineKind]
 	}
 	r := &checker.Rule{
 		ID:       meta.ID,

@@ -135,6 +135,9 @@ type InstanceView struct {
 	NodePortAddresses NodePortView `json:"nodePortAddresses"`
 	// Installer describes an installer instance (kind installer), null for other kinds.
 	Installer *InstallerView `json:"installer"`
+	// Source is the file holding a command line (kind command): a script, a systemd unit,
+	// a Dockerfile, a flag file.
+	Source string `json:"source,omitempty"`
 }
 
 // SettingView is an effective value and its source.
@@ -245,6 +248,10 @@ type wsState struct {
 	files    map[string]*checker.File
 	// byDoc lists the instances naming each document as workload or config.
 	byDoc map[string][]InstanceView
+	// commandFiles are the text files holding kube-proxy command lines, sorted, and
+	// byCommandFile their instances.
+	commandFiles  []string
+	byCommandFile map[string][]InstanceView
 }
 
 var states sync.Map // weak.Pointer[checker.Workspace] -> *wsState
@@ -280,7 +287,14 @@ func (st *wsState) build(ws *checker.Workspace) {
 	v := c.view()
 	st.viewGo = v
 	st.byDoc = map[string][]InstanceView{}
+	st.byCommandFile = map[string][]InstanceView{}
 	for _, in := range v.Instances {
+		if in.Kind == "command" && in.Source != "" {
+			if st.byCommandFile[in.Source] == nil {
+				st.commandFiles = append(st.commandFiles, in.Source)
+			}
+			st.byCommandFile[in.Source] = append(st.byCommandFile[in.Source], in)
+		}
 		if in.Workload != nil {
 			st.byDoc[in.Workload.ID] = append(st.byDoc[in.Workload.ID], in)
 		}
@@ -353,6 +367,36 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 	o.Insert(ast.InternedTerm("object"), ast.NewTerm(objV))
 	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(insV))
 	st.inputs.Store(d, o)
+	return o, nil
+}
+
+// CommandLineKind is the kind of the input a rule gets for a text file holding kube-proxy
+// command lines (a script, a systemd unit, a Dockerfile): rules whose METADATA kinds list it
+// are evaluated once per such file, with the command-line instances in input.instances, the
+// file's path as input.id and input.file, and an empty input.object. Their findings give a
+// location, since there is no document for a path to point into.
+const CommandLineKind = "command line"
+
+// commandInput returns the input of the command lines of a text file.
+func (st *wsState) commandInput(file string) (ast.Value, error) {
+	str := ast.StringTerm
+	o := ast.NewObject(
+		ast.Item(str("id"), str(file)),
+		ast.Item(str("file"), str(file)),
+		ast.Item(str("document"), ast.IntNumberTerm(0)),
+		ast.Item(str("apiVersion"), str("")),
+		ast.Item(str("kind"), str(CommandLineKind)),
+		ast.Item(str("namespace"), str("")),
+		ast.Item(str("name"), str("")),
+		ast.Item(str("scope"), str(st.byCommandFile[file][0].Scope)),
+		ast.Item(str("templated"), ast.BooleanTerm(st.files[file] != nil && st.files[file].Templated)),
+		ast.Item(str("object"), ast.NewTerm(ast.NewObject())),
+	)
+	ins, err := st.instancesValue("command:"+file, st.byCommandFile[file])
+	if err != nil {
+		return nil, err
+	}
+	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(ins))
 	return o, nil
 }
 
@@ -523,6 +567,9 @@ func (c *viewCtx) view() *View {
 			iv.Scope, iv.Unit = c.scope(in.Workload.File.Outer().Path), checker.UnitOf(in.Workload.File.Outer().Path)
 		case in.Source != nil:
 			iv.Scope, iv.Unit = c.scope(in.Source.Path), checker.UnitOf(in.Source.Path)
+			if in.Kind == checker.InstanceCommand {
+				iv.Source = in.Source.Outer().Path
+			}
 		case in.Config != nil:
 			iv.Scope, iv.Unit = c.scope(in.Config.File.Outer().Path), checker.UnitOf(in.Config.File.Outer().Path)
 		}
