@@ -111,6 +111,10 @@ type InstallerSetting struct {
 	// changes the value and keeps the quoting.
 	Pos, End           Position
 	ValuePos, ValueEnd Position
+	// TokenPos and TokenEnd span the value as written, its quotes included, where findings
+	// and notes about the value point (as they do for any YAML value); zero when the value
+	// is not quoted, and Span falls back to ValuePos.
+	TokenPos, TokenEnd Position
 	// Doc and Path locate the setting in a YAML document; both are empty for text sources.
 	Doc  *Document `json:"-"`
 	Path Path
@@ -128,6 +132,15 @@ func (s *InstallerSetting) Ref() *ObjectRef {
 		return nil
 	}
 	return s.Doc.Ref()
+}
+
+// Span returns where findings and notes about the setting's value point: the value as
+// written, quotes included.
+func (s *InstallerSetting) Span() (Position, Position) {
+	if s.TokenPos.IsValid() {
+		return s.TokenPos, s.TokenEnd
+	}
+	return s.ValuePos, s.ValueEnd
 }
 
 // ValueEdit returns an edit replacing the setting's value with text.

@@ -148,8 +148,16 @@ func (s Setting) Where() (Position, Position, bool) {
 	case s.Flag != nil:
 		return s.Flag.Pos, s.Flag.End, true
 	case s.Installer != nil && s.Installer.ValuePos.IsValid():
-		return s.Installer.ValuePos, s.Installer.ValueEnd, true
+		p, e := s.Installer.Span()
+		return p, e, true
 	case s.Doc != nil:
+		// A scalar value is the evidence ("mode: ipvs" points at ipvs, as findings about
+		// values do); a mapping or list is pointed at by its key.
+		if _, v := s.Doc.Lookup(s.Path); v != nil && v.Kind == yaml.ScalarNode {
+			if p, e, ok := s.Doc.ValuePos(s.Path); ok {
+				return p, e, true
+			}
+		}
 		if p, e, ok := s.Doc.KeyPos(s.Path); ok {
 			return p, e, true
 		}
@@ -202,6 +210,18 @@ type GateSetting struct {
 	Invalid bool
 	Raw     string
 	Setting
+}
+
+// Where returns the position of the gate's source. A gate is named by its key, so a gate in
+// a featureGates map is pointed at by its key (a flag, by the flag), unlike other settings,
+// which point at their value.
+func (g GateSetting) Where() (Position, Position, bool) {
+	if g.Flag == nil && g.Installer == nil && g.Doc != nil {
+		if p, e, ok := g.Doc.KeyPos(g.Path); ok {
+			return p, e, true
+		}
+	}
+	return g.Setting.Where()
 }
 
 // FeatureGates returns the gates set explicitly and honoured: the config's featureGates with

@@ -21,6 +21,22 @@ func reportSetting(p *checker.Pass, in *checker.Instance, s checker.Setting, sev
 
 // instanceRelated returns related locations that explain where an instance's configuration
 // comes from.
+// modeSetHere names the setting a mode note points at (", set by --proxy-mode=ipvs here"):
+// the instance's label may name another line (a command line's program word, a workload),
+// and the note must say what its own line holds. "" for a default mode, whose note points at
+// the instance itself.
+func modeSetHere(m checker.Setting) string {
+	switch {
+	case m.Flag != nil:
+		return ", set by " + flagText(m.Flag) + " here"
+	case m.Installer != nil && m.Installer.Key != "":
+		return ", set by " + m.Installer.Key + " here"
+	case m.Doc != nil && m.Origin == checker.OriginConfig:
+		return ", set by " + m.Path.String() + ": " + m.Value + " here"
+	}
+	return ""
+}
+
 func instanceRelated(in *checker.Instance) []checker.Related {
 	return append([]checker.Related(nil), in.ConfigVia...)
 }

@@ -28,7 +28,7 @@ func installerFinding(in *checker.Instance, s *checker.InstallerSetting, atValue
 	if s != nil {
 		f.Pos, f.End = s.Pos, s.End
 		if atValue && s.ValuePos.IsValid() {
-			f.Pos, f.End = s.ValuePos, s.ValueEnd
+			f.Pos, f.End = s.Span()
 		}
 		if s.Doc != nil {
 			f.Object, f.Path = s.Doc.Ref(), s.Path

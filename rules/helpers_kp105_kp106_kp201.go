@@ -106,6 +106,25 @@ func yaml11Bool(n *yaml.Node) (value, ok bool) {
 }
 
 // flagText renders a flag as written: --name=value, or --name for a flag without value.
+// proxyModeConflict returns the --proxy-mode flag of a kube-proxy run with --config when its
+// value differs from the mode the config file gives: kube-proxy ignores the flag. KP106
+// reports it as a mode conflict; KP201, which reports the other ignored flags, leaves it to
+// KP106 so that one problem is one finding.
+func proxyModeConflict(in *checker.Instance, t checker.Version) (*checker.Flag, bool) {
+	if (in.Workload == nil && in.Kind != checker.InstanceCommand) || in.Flag("config") == nil || in.Config == nil {
+		return nil, false
+	}
+	fl := in.Flag("proxy-mode")
+	if fl == nil || !fl.HasValue || fl.Value == "" {
+		return nil, false
+	}
+	m := in.Mode(t)
+	if m.Origin == checker.OriginUnknown || fl.Value == m.Value {
+		return nil, false
+	}
+	return fl, true
+}
+
 func flagText(f *checker.Flag) string {
 	if !f.HasValue {
 		return "--" + f.Name

@@ -148,7 +148,7 @@ func modeRelated(in proxyInstance, target checker.Version) []checker.Related {
 	case checker.OriginDefault, checker.OriginInstallerDefault:
 		msg = fmt.Sprintf("%s: mode unset, %s is the default at target %s", in.Label, in.mode.Value, target)
 	default:
-		msg = fmt.Sprintf("%s runs in %s mode", in.Label, in.mode.Value)
+		msg = fmt.Sprintf("%s runs in %s mode%s", in.Label, in.mode.Value, modeSetHere(in.mode))
 	}
 	pos, end, ok := in.mode.Where()
 	if !ok {

@@ -520,7 +520,7 @@ func kp4ModeRelated(in *checker.Instance, m checker.Setting, t checker.Version) 
 	if !ok {
 		return nil
 	}
-	return []checker.Related{{Pos: pos, End: end, Message: in.Label + " runs in nftables mode at target " + t.String()}}
+	return []checker.Related{{Pos: pos, End: end, Message: in.Label + " runs in nftables mode at target " + t.String() + modeSetHere(m)}}
 }
 
 // scriptOf returns f's shell commands in dialect d, parsed once per file and shared with the

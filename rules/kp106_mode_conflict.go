@@ -81,17 +81,11 @@ func runKP106(p *checker.Pass) error {
 
 // kp106Flag reports a --proxy-mode that differs from the mode of the --config file.
 func kp106Flag(p *checker.Pass, in *checker.Instance) {
-	if (in.Workload == nil && in.Kind != checker.InstanceCommand) || in.Flag("config") == nil || in.Config == nil {
-		return
-	}
-	fl := in.Flag("proxy-mode")
-	if fl == nil || !fl.HasValue || fl.Value == "" {
+	fl, ok := proxyModeConflict(in, p.Target())
+	if !ok {
 		return
 	}
 	m := in.Mode(p.Target())
-	if m.Origin == checker.OriginUnknown || fl.Value == m.Value {
-		return
-	}
 	var msg string
 	var rel checker.Related
 	if m.Origin == checker.OriginConfig {

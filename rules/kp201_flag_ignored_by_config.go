@@ -35,8 +35,9 @@ script, and compares it with the configuration file when the file is in the lint
 is redundant when the file already has the same value; otherwise the message says which value
 applies (the file's, or its default when the file does not set it).
 
-A ` + "`--proxy-mode`" + ` that differs from the file's mode is also reported by KP106 (mode-conflict). That is
-intended: KP106 is about the two sources disagreeing on the mode, KP201 about the dead flag.`,
+A ` + "`--proxy-mode`" + ` that differs from the file's mode is KP106's (mode-conflict), with the file's ` + "`mode`" + `
+as a note: one problem, one finding. KP201 reports a ` + "`--proxy-mode`" + ` that repeats the file's mode
+(redundant, with a fix that removes it) and every other ignored flag.`,
 		Remediation: `Set the value in the configuration file and delete the flag. The fix removes the flag (the
 whole ` + "`args`" + ` item, or the words in the script) only where that cannot lose anything: when the file
 already has the same value, or the flag has no effect at all (an empty value, ` + "`--proxy-port-range`" + `).
@@ -76,6 +77,11 @@ func runKP201(p *checker.Pass) error {
 		for i := range in.Flags {
 			fl := &in.Flags[i]
 			if !checker.IgnoredWithConfig(fl.Name) {
+				continue
+			}
+			if _, conflict := proxyModeConflict(in, p.Target()); conflict && fl.Name == "proxy-mode" {
+				// KP106 reports this flag as a mode conflict, with the same evidence: one
+				// finding for one problem.
 				continue
 			}
 			msg, rel, same := kp201Explain(p.Target(), in, fl, mode)
@@ -219,7 +225,13 @@ func kp201Explain(t checker.Version, in *checker.Instance, fl *checker.Flag, mod
 	cfg := kp201Display(v)
 	var rel []checker.Related
 	if k != nil {
-		rel = append(rel, checker.Related{Pos: doc.NodePos(k), End: doc.NodeEnd(k), Message: "the config file sets " + field + " " + cfg})
+		// The evidence is the value for a scalar (as for every note about a value), the key
+		// for a mapping or list.
+		at := k
+		if v.Kind == yaml.ScalarNode {
+			at = v
+		}
+		rel = append(rel, checker.Related{Pos: doc.NodePos(at), End: doc.NodeEnd(at), Message: "the config file sets " + field + " " + cfg})
 	}
 	if kind == kp201Gates {
 		return kp201CompareGates(msg, fl, v, rel)

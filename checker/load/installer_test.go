@@ -52,7 +52,7 @@ func TestInstallerInstances(t *testing.T) {
 		{
 			name:  "kind ipvs quoted",
 			files: map[string]string{"kind.yaml": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnetworking:\n  kubeProxyMode: \"ipvs\"\n"},
-			want:  []string{"kind mode=ipvs/installer@kind.yaml:4:19"},
+			want:  []string{"kind mode=ipvs/installer@kind.yaml:4:18"},
 		},
 		{
 			name:  "kind none is disabled",
@@ -70,12 +70,12 @@ func TestInstallerInstances(t *testing.T) {
 				"inv/c/inventory.ini":                          "[all:vars]\nkube_proxy_mode=iptables\n\n[k8s_cluster:vars]\nkube_proxy_strict_arp = true\n",
 				"inv/c/group_vars/k8s_cluster/k8s-cluster.yml": "kube_proxy_mode: 'ipvs'\n",
 			},
-			want: []string{"kubespray mode=ipvs/installer@inv/c/group_vars/k8s_cluster/k8s-cluster.yml:1:19 ipvs=kube_proxy_strict_arp@inv/c/inventory.ini:5:1"},
+			want: []string{"kubespray mode=ipvs/installer@inv/c/group_vars/k8s_cluster/k8s-cluster.yml:1:18 ipvs=kube_proxy_strict_arp@inv/c/inventory.ini:5:1"},
 		},
 		{
 			name:  "kubespray ini host var and template",
 			files: map[string]string{"hosts.ini": "[kube_node]\nnode1 ansible_host=10.0.0.1 kube_proxy_mode=\"nftables\"\n", "other/group_vars/all.yml": "kube_proxy_mode: \"{{ mode }}\"\n"},
-			want:  []string{"kubespray mode=nftables/installer@hosts.ini:2:46", "kubespray mode=/unknown@other/group_vars/all.yml:1:19"},
+			want:  []string{"kubespray mode=nftables/installer@hosts.ini:2:45", "kubespray mode=/unknown@other/group_vars/all.yml:1:18"},
 		},
 		{
 			name:  "kubespray YAML inventory",
@@ -201,17 +201,17 @@ func TestInstallerInstances(t *testing.T) {
 		{
 			name:  "terraform jsonencode, heredoc, variable",
 			files: map[string]string{"main.tf": "resource \"aws_eks_addon\" \"kp\" {\n  addon_name = \"kube-proxy\"\n  configuration_values = jsonencode({\n    mode = \"ipvs\"\n  })\n}\nresource \"aws_eks_addon\" \"h\" {\n  addon_name = \"kube-proxy\"\n  configuration_values = <<EOT\n{\"mode\": \"nftables\"}\nEOT\n}\nresource \"aws_eks_addon\" \"v\" {\n  addon_name = \"kube-proxy\"\n  configuration_values = jsonencode({ mode = var.m })\n}\n"},
-			want:  []string{"eks mode=ipvs/installer@main.tf:4:13", "eks mode=nftables/installer@main.tf:10:11", "eks mode=/unknown@main.tf:15:46"},
+			want:  []string{"eks mode=ipvs/installer@main.tf:4:12", "eks mode=nftables/installer@main.tf:10:10", "eks mode=/unknown@main.tf:15:46"},
 		},
 		{
 			name:  "terraform azapi aks",
 			files: map[string]string{"aks.tf": "resource \"azapi_resource\" \"aks\" {\n  body = {\n    properties = {\n      networkProfile = {\n        kubeProxyConfig = {\n          enabled = false\n          mode    = \"IPVS\"\n        }\n      }\n    }\n  }\n}\n"},
-			want:  []string{"aks mode=ipvs/installer@aks.tf:7:22 disabled=false@aks.tf:6:11"},
+			want:  []string{"aks mode=ipvs/installer@aks.tf:7:21 disabled=false@aks.tf:6:11"},
 		},
 		{
 			name:  "bicep",
 			files: map[string]string{"aks.bicep": "param proxyMode string = 'IPTABLES'\nresource aks 'Microsoft.ContainerService/managedClusters@2024-09-02-preview' = {\n  properties: {\n    networkProfile: {\n      kubeProxyConfig: {\n        enabled: true\n        mode: 'IPVS'\n        // mode: 'IPTABLES'\n        ipvsConfig: { scheduler: 'LeastConnection', tcpTimeoutSeconds: 900 }\n      }\n    }\n  }\n}\nresource other 'x' = {\n  properties: { networkProfile: { kubeProxyConfig: { mode: proxyMode } } }\n}\n"},
-			want:  []string{"aks mode=ipvs/installer@aks.bicep:7:16 ipvs=scheduler@aks.bicep:9:23 ipvs=tcpTimeoutSeconds@aks.bicep:9:53", "aks mode=/unknown@aks.bicep:15:60"},
+			want:  []string{"aks mode=ipvs/installer@aks.bicep:7:15 ipvs=scheduler@aks.bicep:9:23 ipvs=tcpTimeoutSeconds@aks.bicep:9:53", "aks mode=/unknown@aks.bicep:15:60"},
 		},
 		{
 			name:  "rke1 extra_args",
@@ -227,7 +227,7 @@ func TestInstallerInstances(t *testing.T) {
 		{
 			name:  "kubeadm with a proxy document: one instance",
 			files: map[string]string{"kubeadm.yaml": "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"},
-			want:  []string{"kubeadm mode=ipvs/config@kubeadm.yaml:6:1"},
+			want:  []string{"kubeadm mode=ipvs/config@kubeadm.yaml:6:7"},
 		},
 		{
 			name:  "kubeadm-config ConfigMap: only the disabled state counts",

@@ -244,6 +244,7 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
 	ws.Instances = dropClaimedConfigs(ws.Instances)
+	quoteSpans(ws)
 	ws.SetScopes(findScopes(ws))
 	setTargets(ws, target)
 	ws.Nodes = repoNodes(ws)

@@ -250,10 +250,10 @@ func TestOnlyFilesRelated(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	kp201 := func(args ...string) []string {
+	dsFindings := func(args ...string) []string {
 		t.Helper()
 		r := runCLI(t, "", append([]string{"--format", "json", "--target-version", "1.40", "--quiet", "--fail-on", "none",
-			"--disable", "all", "--enable", "KP201"}, args...)...)
+			"--disable", "all", "--enable", "KP106,KP201"}, args...)...)
 		var env struct {
 			Findings []struct {
 				Pos struct {
@@ -271,22 +271,22 @@ func TestOnlyFilesRelated(t *testing.T) {
 		}
 		return out
 	}
-	if got := kp201("--only-files", "ks/kube-proxy-daemonset.yaml"); len(got) == 0 {
-		t.Fatal("no KP201 finding in the DaemonSet: the fixture changed")
+	if got := dsFindings("--only-files", "ks/kube-proxy-daemonset.yaml"); len(got) == 0 {
+		t.Fatal("no finding in the DaemonSet: the fixture changed")
 	}
 	// An unrelated edit of the ConfigMap: the DaemonSet's old finding is not reported.
 	mustWrite(t, cm, strings.Replace(string(orig), "    app: kube-proxy\n", "    app: kube-proxy\n    team: net\n", 1))
-	if got := kp201("--only-files", "ks/kube-proxy-configmap.yaml"); len(got) != 0 {
+	if got := dsFindings("--only-files", "ks/kube-proxy-configmap.yaml"); len(got) != 0 {
 		t.Errorf("unrelated ConfigMap edit reports %q", got)
 	}
 	// An edit of the line the finding rests on: it is reported.
 	mustWrite(t, cm, strings.Replace(string(orig), "    mode: ipvs\n", "    mode: nftables\n", 1))
-	if got := kp201("--only-files", "ks/kube-proxy-configmap.yaml"); len(got) == 0 || !strings.HasPrefix(got[0], "ks/kube-proxy-daemonset.yaml:") {
-		t.Errorf("ConfigMap mode edit reports %q, want the DaemonSet's KP201", got)
+	if got := dsFindings("--only-files", "ks/kube-proxy-configmap.yaml"); len(got) == 0 || !strings.HasPrefix(got[0], "ks/kube-proxy-daemonset.yaml:") {
+		t.Errorf("ConfigMap mode edit reports %q, want the DaemonSet's finding (KP106)", got)
 	}
 	// Every file named (pre-commit run --all-files): everything.
 	mustWrite(t, cm, string(orig))
-	if got := kp201("--only-files", "ks/kube-proxy-configmap.yaml", "ks/kube-proxy-daemonset.yaml"); len(got) == 0 {
+	if got := dsFindings("--only-files", "ks/kube-proxy-configmap.yaml", "ks/kube-proxy-daemonset.yaml"); len(got) == 0 {
 		t.Error("--all-files style run reports nothing")
 	}
 }
