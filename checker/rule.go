@@ -29,6 +29,30 @@ type Rule struct {
 	// Run checks the workspace and reports through the pass. An error means the rule broke,
 	// never that it found a problem.
 	Run func(*Pass) error
+	// SeverityAt is the severity of the rule's typical finding at a target version, for rules
+	// whose severity depends on it (`rules` shows it at the resolved target); nil means
+	// Severity at every target. Context may still change a finding's severity (a guarded
+	// command, a scope without NodePort Services): Doc.SeverityText says how.
+	SeverityAt func(Version) Severity
+}
+
+// SeverityFor returns the rule's severity at target t.
+func (r *Rule) SeverityFor(t Version) Severity {
+	if r.SeverityAt != nil {
+		return r.SeverityAt(t)
+	}
+	return r.Severity
+}
+
+// ErrorFrom returns a SeverityAt that is a warning before minor version from and an error
+// from it on.
+func ErrorFrom(from int) func(Version) Severity {
+	return func(t Version) Severity {
+		if t.AtLeast(from) {
+			return SeverityError
+		}
+		return SeverityWarning
+	}
 }
 
 // Doc is the structured documentation of a rule; it feeds `explain`, generated docs and SARIF.

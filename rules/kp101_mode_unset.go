@@ -82,6 +82,9 @@ clusterCIDR: 10.244.0.0/16
 		SeverityText: "warning up to target 1.39; error from target 1.40 on Linux, where the default switches the data plane from iptables to nftables",
 	},
 	Run: runKP101,
+
+	// An error from 1.40, where the default mode changes (what `rules` shows at a target).
+	SeverityAt: checker.ErrorFrom(40),
 }
 
 // Fix messages of KP101; the first fix is the default.

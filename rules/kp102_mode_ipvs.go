@@ -63,6 +63,9 @@ fixes, applied with ` + "`--fix --unsafe-fixes`" + `.`,
 		SeverityText: "warning up to target 1.39; error 1.40–1.42 (warning when `KubeProxyIPVS: true` is set); error from 1.43",
 	},
 	Run: runKP102,
+
+	// An error from 1.40, where the gate is off by default (what `rules` shows at a target).
+	SeverityAt: checker.ErrorFrom(40),
 }
 
 func runKP102(p *checker.Pass) error {

@@ -64,6 +64,15 @@ mode: nftables
 		SeverityText: "warning for `KubeProxyIPVS: true` from target 1.37 to 1.45; error for `KubeProxyIPVS` set at targets before 1.37 or from 1.46 (no such gate) or to a non-boolean value; error for `SupportIPVSProxyMode`",
 	},
 	Run: runKP104,
+
+	// KubeProxyIPVS: true is a warning while the gate exists (1.37 to 1.45), an error before
+	// (no such gate yet) and after (removed): what `rules` shows at a target.
+	SeverityAt: func(t checker.Version) checker.Severity {
+		if t.AtLeast(37) && !t.AtLeast(46) {
+			return checker.SeverityWarning
+		}
+		return checker.SeverityError
+	},
 }
 
 func runKP104(p *checker.Pass) error {

@@ -100,12 +100,18 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		if sel < 0 {
 			continue
 		}
-		if !exact && (skippedDir(e.name, selected[sel]) || ig.Ignored(e.name, false)) {
+		if !exact && skippedDir(e.name, selected[sel]) {
+			opts.trace(e.name, TraceSkipDir)
+			continue
+		}
+		if !exact && ig.Ignored(e.name, false) {
+			opts.trace(e.name, TraceIgnored)
 			continue
 		}
 		if !exact && td != nil {
 			if d := testdataBelow(e.name, selected[sel]); d != "" {
 				tdFiles[d]++
+				opts.trace(e.name, TraceTestdata)
 				continue
 			}
 		}
@@ -114,11 +120,13 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 			links = append(links, e)
 			continue
 		case "160000":
+			opts.trace(e.name+"/", TraceSubmodule)
 			continue // a submodule: its tree is another repository's
 		}
 		// The same name filter as the directory walk (wantName), so --rev reads what a
 		// work-tree run reads: scripts, units, Terraform, inventories and the rest.
 		if !exact && !wantName(e.name) {
+			opts.trace(e.name, TraceName)
 			continue
 		}
 		if e.size > opts.MaxFileSize {
@@ -168,6 +176,9 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		}
 		in := input{name: picked[i].name, content: content, explicit: explicit[i], aliases: aliases, turns: order, index: i}
 		files[i], fileProbs[i] = readAndParse(ctx, in, opts.MaxFileSize)
+		if files[i] == nil && len(fileProbs[i]) == 0 {
+			opts.trace(picked[i].name, TraceContent)
+		}
 	})
 	for i, f := range files {
 		ws.Problems = append(ws.Problems, fileProbs[i]...)

@@ -44,6 +44,27 @@ type Options struct {
 	// Go tools skip them (their files are test inputs, not the user's clusters). A testdata
 	// directory named on the command line is always read.
 	IncludeTestdata bool
+	// Trace, when set, is told about every file and directory the load leaves out, and why
+	// (--verbose): a name it does not read, .gitignore, a directory it never enters, a file
+	// whose content is nothing it checks. It may be called from several goroutines.
+	Trace func(name, reason string)
+}
+
+// Reasons given to Options.Trace.
+const (
+	TraceName      = "not a kind of file kube-proxy-lint reads (by its name)"
+	TraceIgnored   = "ignored by .gitignore"
+	TraceSkipDir   = "a directory kube-proxy-lint never enters"
+	TraceTestdata  = "a testdata directory (--include-testdata reads it)"
+	TraceContent   = "read, but it holds nothing kube-proxy-lint checks"
+	TraceSubmodule = "a Git submodule: another repository"
+)
+
+// trace calls opts.Trace when it is set.
+func (o *Options) trace(name, reason string) {
+	if o.Trace != nil {
+		o.Trace(name, reason)
+	}
 }
 
 // DefaultMaxFileSize is the largest file decoded by default. Kubernetes objects are limited
@@ -87,6 +108,9 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 			for i := range next {
 				if ctx.Err() == nil {
 					files[i], fileProbs[i] = readAndParse(ctx, inputs[i], opts.MaxFileSize)
+					if files[i] == nil && len(fileProbs[i]) == 0 {
+						opts.trace(inputs[i].name, TraceContent)
+					}
 				}
 				order.finish(i)
 			}

@@ -115,7 +115,7 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 			}
 			continue
 		}
-		walked, wp := walkDir(absRoot, abs, seen, td, opts.MaxFileSize)
+		walked, wp := walkDir(absRoot, abs, seen, td, opts.MaxFileSize, opts.trace)
 		ins = append(ins, walked...)
 		probs = append(probs, wp...)
 	}
@@ -193,7 +193,7 @@ func relName(root, abs string) string {
 // walkDir lists candidate files below dir, honouring .gitignore files and skipping symlinks
 // that loop, dangle or leave the tree. With td set, testdata directories below dir are
 // skipped and counted in td.
-func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize int64) ([]input, []checker.LoadProblem) {
+func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize int64, trace func(name, reason string)) ([]input, []checker.LoadProblem) {
 	var ins []input
 	var probs []checker.LoadProblem
 	ig := NewIgnorer()
@@ -212,11 +212,17 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize 
 			return nil
 		}
 		if e.IsDir() {
-			if path != dir && (skipDirs[e.Name()] || ig.Ignored(rel, true)) {
+			if path != dir && skipDirs[e.Name()] {
+				trace(relName(root, path)+"/", TraceSkipDir)
+				return fs.SkipDir
+			}
+			if path != dir && ig.Ignored(rel, true) {
+				trace(relName(root, path)+"/", TraceIgnored)
 				return fs.SkipDir
 			}
 			if path != dir && td != nil && e.Name() == testdataDir {
 				td.add(relName(root, path), countFiles(path))
+				trace(relName(root, path)+"/", TraceTestdata)
 				return fs.SkipDir
 			}
 			gi := filepath.Join(path, ".gitignore")
@@ -236,6 +242,7 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize 
 			return nil
 		}
 		if ig.Ignored(rel, false) {
+			trace(relName(root, path), TraceIgnored)
 			return nil
 		}
 		if e.Type()&fs.ModeSymlink != 0 {
@@ -253,6 +260,7 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize 
 		// The name filter sees the reported name, as FromGit's does.
 		name := relName(root, path)
 		if !wantName(name) {
+			trace(name, TraceName)
 			return nil
 		}
 		if !e.Type().IsRegular() {

@@ -104,6 +104,12 @@ func configureProcessing(f *lintFlags, cfg *lintConfig, conf *config.Config, all
 		}
 	case f.writeBaseline != "":
 		cfg.writeBaseline = f.writeBaseline
+	case !f.baselineSet && conf.Baseline != "":
+		// The configuration file's baseline, relative to the file. A missing file is an
+		// error as for the flag: a typo must not silently report every finding as new.
+		if proc.Baseline, err = readBaseline(conf.BaselinePath()); err != nil {
+			return fmt.Errorf("config %s: baseline: %w", f.cfg.display, err)
+		}
 	}
 	cfg.proc = proc
 	return nil

@@ -9,7 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/config"
 	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 )
@@ -184,77 +185,77 @@ const configUsage = `Usage: kube-proxy-lint config print [flags] [PATH]
 
 Print the effective configuration as YAML: the ` + config.FileName + ` that applies to PATH
 (default "."; found in PATH or a parent directory up to the repository root), with the
-command-line flags below applied and defaults filled in. Every key is described in
-docs/config.md.
+command-line flags below applied and defaults filled in, and, as a comment, the target
+version a lint run of PATH uses and where it comes from (detected from the files of PATH
+when neither the flag nor the file sets it). Every key is described in docs/config.md.
 
 Flags:
 `
 
-// configCmd implements `kube-proxy-lint config print`.
-func (c *cli) configCmd(args []string) int {
-	const cmd = progName + " config"
-	if len(args) == 0 || (args[0] != "print" && args[0] != "--help" && args[0] != "-h") {
-		what := "no subcommand"
-		if len(args) > 0 {
-			what = fmt.Sprintf("unknown subcommand %q", args[0])
-		}
-		return c.fail(usagef(cmd, "config: %s (want: config print)", what))
-	}
-	if args[0] == "print" {
-		args = args[1:]
-	}
-	var f lintFlags
-	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+// configCmdFlags are the flags of `config print`.
+type configCmdFlags struct {
+	setup    setupFlags
+	baseline string
+	help     bool
+}
+
+func newConfigFlagSet(f *configCmdFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(progName+" config", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
-	addConfigFlags(fs, &f.cfg)
-	fs.StringVar(&f.targetVersion, "target-version", "", "override target-version with `VERSION`")
-	fs.StringVar(&f.failOn, "fail-on", "", "override fail-on with `SEVERITY`")
-	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` as the lint command does")
-	fs.StringSliceVar(&f.disable, "disable", nil, "disable `RULES` as the lint command does")
-	help := fs.BoolP("help", "h", false, "print this help and exit")
+	f.setup.register(fs, true, true)
+	fs.StringVar(&f.setup.failOn, "fail-on", "", "override fail-on with `SEVERITY`")
+	fs.StringVar(&f.baseline, "baseline", "", "override baseline with `FILE`")
+	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
+	return fs
+}
+
+// configCmd implements `kube-proxy-lint config print`.
+func (c *cli) configCmd(ctx context.Context, args []string) int {
+	const cmd = progName + " config"
+	var f configCmdFlags
+	fs := newConfigFlagSet(&f)
 	if err := fs.Parse(args); err != nil {
 		return c.fail(&usageError{err: err, help: cmd})
 	}
-	if *help {
+	if f.help {
 		fmt.Fprint(c.stdout, configUsage+flagUsages(fs))
 		return exitOK
 	}
-	if fs.NArg() > 1 {
+	if fs.NArg() == 0 || fs.Arg(0) != "print" {
+		what := "no subcommand"
+		if fs.NArg() > 0 {
+			what = fmt.Sprintf("unknown subcommand %q", fs.Arg(0))
+		}
+		return c.fail(usagef(cmd, "config: %s (want: config print)", what))
+	}
+	if fs.NArg() > 2 {
 		return c.fail(usagef(cmd, "config print takes at most one PATH"))
 	}
 	path := "."
-	if fs.NArg() == 1 {
-		path = fs.Arg(0)
+	if fs.NArg() == 2 {
+		path = fs.Arg(1)
 	}
-	f.failOnSet = f.failOn != ""
-	file, err := readConfig(&f.cfg, path)
+	st, err := resolveSetup(&f.setup, path, cmd)
 	if err != nil {
 		return c.fail(err)
 	}
-	dirs, err := policyDirs(&f.cfg, file, sourceRoot(path), nil)
-	if err != nil {
-		return c.fail(err)
-	}
-	all, err := withPolicies(registry(), dirs, repoPolicySources(&f.cfg))
-	if err != nil {
-		return c.fail(err)
-	}
-	m, err := applyConfig(&f, file, all)
-	if err != nil {
-		return c.fail(err)
-	}
-	// Validate what the flags added, as a lint run would.
-	if _, err := engine.Select(all, m.Enable, m.Disable); err != nil {
-		return c.fail(&usageError{err: err, help: cmd})
-	}
-	if m.TargetVersion != "" && m.TargetVersion != "auto" {
-		if _, err := checker.ParseVersion(m.TargetVersion); err != nil {
-			return c.fail(usagef(cmd, "parse --target-version: %w", err))
-		}
-	}
+	m := st.merged
 	if _, err := checker.ParseSeverity(m.FailOn); m.FailOn != "" && err != nil {
 		return c.fail(usagef(cmd, "parse --fail-on: %w", err))
+	}
+	if f.baseline != "" {
+		m.Baseline = f.baseline
+	}
+	target, source := st.target, st.targetSource
+	if target == nil {
+		// As a lint run of PATH does: the highest version the files name, else the default.
+		ws, err := safeLoad(ctx, load.Options{Paths: []string{path}, Root: sourceRoot(path), MaxFileSize: configMaxSize(m), IncludeTestdata: m.IncludeTestdata})
+		if err != nil {
+			return c.fail(err)
+		}
+		t := ws.Target
+		target, source = &t.Version, report.TargetText(t)
 	}
 	out, err := m.Marshal()
 	if err != nil {
@@ -262,9 +263,19 @@ func (c *cli) configCmd(args []string) int {
 	}
 	src := "no configuration file"
 	if m.Path != "" {
-		src = f.cfg.display
+		src = st.display
 	}
 	fmt.Fprintf(c.stdout, "# effective configuration: %s, with command-line flags applied\n", src)
+	fmt.Fprintf(c.stdout, "# target: %s (%s)\n", target, printable(source))
 	_, _ = c.stdout.Write(out)
 	return exitOK
 }
+
+// configMaxSize is the max-file-size of a configuration, or the default.
+func configMaxSize(m *config.Config) int64 {
+	if n, err := config.ParseSize(m.MaxFileSize); err == nil {
+		return n
+	}
+	return load.DefaultMaxFileSize
+}
+

@@ -188,7 +188,7 @@ func (fr *fixRun) relint(ctx context.Context, overlay map[string][]byte) (*fix.L
 	cfg.overlay = overlay
 	c := *fr.c
 	c.stdin = bytes.NewReader(fr.stdin)
-	ws, _, err := c.loadRun(ctx, &cfg)
+	ws, _, err := c.loadRun(ctx, &cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, first *engine.
 		ws, out = d.ws, d.out
 	} else if res.Changed() {
 		var err error
-		if ws, root, err = c.loadRun(ctx, cfg); err != nil {
+		if ws, root, err = c.loadRun(ctx, cfg, nil); err != nil {
 			return c.fail(err)
 		}
 		if proc.Changes, err = c.changeSet(ctx, cfg, root); err != nil {

@@ -60,7 +60,7 @@ func (g *gitFlags) validate(paths []string) error {
 
 // loadWorkspace loads what the flags select: a commit's tree (--rev), the whole repository
 // (--only-files), or the paths on the command line. It returns the source root too.
-func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig) (*checker.Workspace, string, error) {
+func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*checker.Workspace, string, error) {
 	opts := load.Options{
 		Paths:           cfg.paths,
 		Stdin:           c.stdin,
@@ -69,6 +69,9 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig) (*checker.Work
 		MaxFileSize:     cfg.maxSize,
 		IncludeTestdata: cfg.includeTestdata,
 		Overlay:         cfg.overlay,
+	}
+	if tr != nil {
+		opts.Trace = tr.trace
 	}
 	if cfg.git.rev != "" {
 		ws, err := safeLoadGit(ctx, cfg.git.rev, opts)

@@ -15,6 +15,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/config"
 	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 )
 
@@ -22,6 +23,7 @@ import (
 type lintFlags struct {
 	formats       []string
 	output        string
+	pathPrefix    string
 	color         string
 	failOn        string
 	enable        []string
@@ -50,6 +52,9 @@ type lintFlags struct {
 	nodes []string
 	// --fix, --unsafe-fixes and --diff (fix.go).
 	fixes fixFlags
+	// Which of the flags the configuration file may also set were given (flags win, also
+	// when empty: --baseline "" turns the file's baseline off).
+	baselineSet, maxFileSizeSet, revFlagsSet bool
 }
 
 func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
@@ -58,6 +63,7 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringArrayVarP(&f.formats, "format", "f", nil, "add an output in `FORMAT[=FILE]`, written to FILE when given; repeatable (default text)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output that names no file to `FILE` instead of stdout")
+	fs.StringVar(&f.pathPrefix, "path-prefix", "", "prepend `PREFIX` to the file names of text, github and checkstyle output, which are relative to the current directory (the GitHub Action passes its working-directory)")
 	fs.StringVar(&f.color, "color", "auto", "colour terminal output `WHEN`: auto, always or never (auto: stdout is a terminal and NO_COLOR is empty)")
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error, warning, info or none")
 	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` by ID or name, comma-separated or repeated; \"all\" enables every rule")
@@ -70,12 +76,13 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.StringVar(&f.writeBaseline, "write-baseline", "", "write every current finding to the baseline `FILE` and exit 0")
 	f.fixes.register(fs)
 	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
-	fs.Int64Var(&f.maxFileSize, "max-file-size", load.DefaultMaxFileSize, "skip files larger than `BYTES` with a notice")
+	f.maxFileSize = load.DefaultMaxFileSize
+	fs.Var((*sizeValue)(&f.maxFileSize), "max-file-size", "skip files larger than `SIZE` with a notice: bytes, or a number with a unit (KiB, MiB, GiB, KB, MB, GB)")
 	fs.BoolVar(&f.includeTestdata, "include-testdata", false, "also lint directories named testdata (skipped by default, as Go tools do)")
 	fs.StringArrayVar(&f.nodes, "nodes", nil, nodesFlagUsage)
 	f.git.register(fs)
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print notices about skipped files to stderr")
-	fs.BoolVar(&f.verbose, "verbose", false, "print to stderr each file read, as YAML or text, and why (its name or its content)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing to stderr but errors: no notices about skipped files, no summary of a clean run")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "print to stderr each file read, as YAML or text, why and what it holds; each file left out and why; the kube-proxy instances found")
 	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
@@ -93,12 +100,11 @@ Makefiles, flag files and templates (Helm, Jinja2, ERB) around them.
 
 Usage:
   kube-proxy-lint [flags] [PATH...]      lint files and directories (default "."; "-" reads stdin)
-  kube-proxy-lint report [PATH...]       write the migration readiness report (see report --help)
-  kube-proxy-lint rules [--format F]     list the rules (F: text, json, markdown)
-  kube-proxy-lint explain RULE...        print the documentation of rules, by ID or name
-  kube-proxy-lint policy test DIR...     run the Rego unit tests of user policies
-  kube-proxy-lint config print [PATH]    print the effective configuration (file and flags)
-
+`)
+	for _, c := range commands {
+		b.WriteString("  kube-proxy-lint " + c.synopsis + "\n")
+	}
+	b.WriteString(`
 Flags:
 `)
 	b.WriteString(flagUsages(fs))
@@ -120,9 +126,13 @@ Outputs:
     kube-proxy-lint --diff .     (what --fix would change; exit 1 when there is something)
     kube-proxy-lint --fix .      (apply the safe fixes; --unsafe-fixes adds the others)
 
-  File names in findings are relative to the Git work tree holding the first PATH (or
-  to that directory outside Git). To lint a directory named "rules", "explain" or
-  "config", write it as ./rules.
+  File names in text, github and checkstyle output are relative to the current directory,
+  as compilers write them (--path-prefix adds a prefix); in the other formats they are
+  relative to the Git work tree holding the first PATH (or to that directory outside Git).
+
+  Subcommand names are reserved (%s):
+  to lint a directory named like one, write it as ./rules. Flags before a subcommand are
+  its flags: kube-proxy-lint --config c.yaml config print.
 
 Exit codes:
   0         no finding at or above --fail-on
@@ -130,7 +140,7 @@ Exit codes:
   2         usage error, unreadable path or configuration, a named file that could not
             be linted, or internal error (a rule that broke)
   130, 143  interrupted by SIGINT or SIGTERM
-`, strings.ReplaceAll(strings.Join(report.Formats(), ", "), ", report-markdown", ",\n  report-markdown"))
+`, wrapList(report.Formats(), 4, usageWidth), strings.Join(commandNames(), ", "))
 	return b.String()
 }
 
@@ -155,6 +165,7 @@ type lintConfig struct {
 	// baseline. writeBaseline is the --write-baseline file; explicitOutputs tells whether
 	// --format was given; policyDirs are the config file's policy-dirs, for the policy loader.
 	proc            engine.Processing
+	pathPrefix      string
 	writeBaseline   string
 	explicitOutputs bool
 	policyDirs      []string
@@ -172,13 +183,17 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 		return c.fail(&usageError{err: err, help: progName})
 	}
 	f.failOnSet = fs.Changed("fail-on")
+	f.baselineSet, f.maxFileSizeSet = fs.Changed("baseline"), fs.Changed("max-file-size")
+	f.revFlagsSet = fs.Changed("new-from-rev") || fs.Changed("new-from-merge-base") || fs.Changed("only-files")
 	switch {
 	case f.help:
 		fmt.Fprint(c.stdout, usage(fs))
 		return exitOK
 	case f.version:
-		fmt.Fprintf(c.stdout, "%s %s\n", progName, versionString())
+		fmt.Fprintln(c.stdout, buildVersion().String())
 		return exitOK
+	case f.quiet && f.verbose:
+		return c.fail(usagef(progName, "--quiet and --verbose exclude each other"))
 	}
 	cfg, err := c.configure(&f, fs.Args())
 	if err != nil {
@@ -189,7 +204,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
 func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
-	cfg := &lintConfig{paths: args, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, verbose: f.verbose, git: f.git, includeTestdata: f.includeTestdata, nodes: f.nodes}
+	cfg := &lintConfig{paths: args, pathPrefix: f.pathPrefix, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, verbose: f.verbose, git: f.git, includeTestdata: f.includeTestdata, nodes: f.nodes}
 	if err := f.git.validate(args); err != nil {
 		return nil, err
 	}
@@ -224,6 +239,19 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	conf, err := applyConfig(f, file, all)
 	if err != nil {
 		return nil, err
+	}
+	// The file's max-file-size and new-from-rev or new-from-merge-base, unless flags say
+	// otherwise. A pre-commit hook (--only-files) or an explicit --new-from-* replaces them.
+	if !f.maxFileSizeSet && conf.MaxFileSize != "" {
+		if cfg.maxSize, err = config.ParseSize(conf.MaxFileSize); err != nil {
+			return nil, fmt.Errorf("config %s: max-file-size: %w", f.cfg.display, err)
+		}
+	}
+	if !f.revFlagsSet {
+		cfg.git.newFromRev, cfg.git.newFromMergeBase = conf.NewFromRev, conf.NewFromMergeBase
+		if err := cfg.git.validate(cfg.paths); err != nil {
+			return nil, fmt.Errorf("config %s: %w", f.cfg.display, err)
+		}
 	}
 	if cfg.threshold, err = checker.ParseSeverity(f.failOn); err != nil {
 		return nil, usagef(progName, "parse --fail-on: %w", err)
@@ -268,9 +296,16 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		}
 		formatters[i] = fm
 	}
-	ws, root, err := c.loadRun(ctx, cfg)
+	var tr *tracer
+	if cfg.verbose {
+		tr = &tracer{}
+	}
+	ws, root, err := c.loadRun(ctx, cfg, tr)
 	if err != nil {
 		return c.fail(err)
+	}
+	if tr != nil {
+		c.printTrace(tr, ws)
 	}
 	// Files that were skipped or could not be decoded as a manifest: not findings, but a user
 	// must know that part of the tree was not checked. A file named on the command line that
@@ -282,15 +317,6 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 			fmt.Fprintf(c.stderr, "%s: error: %s: %s\n", progName, report.Terminal(p.Pos.String()), report.Terminal(p.Message))
 		} else if !p.Manifest && !cfg.quiet {
 			fmt.Fprintf(c.stderr, "%s: notice: %s: %s\n", progName, report.Terminal(p.Pos.String()), report.Terminal(p.Message))
-		}
-	}
-	if cfg.verbose {
-		for _, f := range ws.Files {
-			as := "text"
-			if f.Format == checker.FormatYAML {
-				as = "YAML"
-			}
-			fmt.Fprintf(c.stderr, "%s: read %s as %s: %s\n", progName, printable(f.Path), as, f.Reason)
 		}
 	}
 	changes, err := c.changeSet(ctx, cfg, root)
@@ -341,19 +367,34 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		}
 	}
 	c.printNotes(cfg, out)
+	var local *report.Result // res with names relative to the current directory
+	summarized := false      // a text output on stdout ends with the summary line
 	for i, o := range cfg.outputs {
-		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, res) }); err != nil {
+		r := res
+		if terminalFormats[o.format] {
+			if local == nil {
+				local = res.Renamed(displayName(root, cfg.pathPrefix, cfg.stdinName))
+			}
+			r = local
+		}
+		if o.format == "text" && o.path == "" {
+			summarized = true
+		}
+		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, r) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
 			code = exitError
 		}
+	}
+	if !cfg.quiet && (!summarized || len(res.Findings) == 0) {
+		fmt.Fprintf(c.stderr, "%s: %s\n", progName, runSummary(ws, res))
 	}
 	return code
 }
 
 // loadRun loads what a run lints: the files (loadWorkspace), with the target's source from the
 // configuration file and the --nodes inventories.
-func (c *cli) loadRun(ctx context.Context, cfg *lintConfig) (*checker.Workspace, string, error) {
-	ws, root, err := c.loadWorkspace(ctx, cfg)
+func (c *cli) loadRun(ctx context.Context, cfg *lintConfig, tr *tracer) (*checker.Workspace, string, error) {
+	ws, root, err := c.loadWorkspace(ctx, cfg, tr)
 	if err != nil {
 		return nil, "", err
 	}

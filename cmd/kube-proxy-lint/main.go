@@ -106,19 +106,8 @@ func signalExitCode(sig os.Signal) int {
 
 // dispatch runs the subcommand named by args.
 func (c *cli) dispatch(ctx context.Context, args []string) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "rules":
-			return c.rules(args[1:])
-		case "explain":
-			return c.explain(args[1:])
-		case "policy":
-			return c.policyCmd(args[1:])
-		case "config":
-			return c.configCmd(args[1:])
-		case "report":
-			return c.reportCmd(ctx, args[1:])
-		}
+	if cmd, rest := splitCommand(args); cmd != nil {
+		return cmd.run(c, ctx, rest)
 	}
 	return c.lint(ctx, args)
 }

@@ -99,7 +99,7 @@ func TestVersion(t *testing.T) {
 	t.Cleanup(func() { version = old })
 	version = "v9.8.7"
 	r := runCLI(t, "", "--version")
-	if r.code != 0 || r.stdout != "kube-proxy-lint v9.8.7\n" {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "kube-proxy-lint v9.8.7 (") {
 		t.Fatalf("--version = %d %q", r.code, r.stdout)
 	}
 	version = ""
@@ -298,12 +298,19 @@ func TestRulesCommand(t *testing.T) {
 	useRules(t, append(rs, off)...)
 
 	r := runCLI(t, "", "rules")
-	want := "ID     NAME        SEVERITY  DEFAULT  TITLE\n" +
-		"KP101  mode-unset  warning   on       Title of mode-unset\n" +
-		"KP102  mode-ipvs   error     on       Title of mode-ipvs\n" +
-		"KP201  strict      info      off      Title of strict\n"
+	want := "ID     NAME        SEVERITY  ENABLED  TITLE\n" +
+		"KP101  mode-unset  warning   yes      Title of mode-unset\n" +
+		"KP102  mode-ipvs   error     yes      Title of mode-ipvs\n" +
+		"KP201  strict      info      no       Title of strict\n" +
+		"\n3 rules, 2 enabled · severities at target 1.40 (default; a lint run detects the target from the repository, see config print)\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("rules: code %d\n%s\nwant:\n%s", r.code, r.stdout, want)
+	}
+	// --enable, --disable and --target-version as in a lint run, also before the subcommand.
+	r = runCLI(t, "", "--enable", "KP201", "--disable", "mode-ipvs", "--target-version", "1.39", "rules")
+	if r.code != 0 || !strings.Contains(r.stdout, "KP201  strict      info      yes") || !strings.Contains(r.stdout, "KP102  mode-ipvs   error     no") ||
+		!strings.Contains(r.stdout, "at target 1.39 (from --target-version)") {
+		t.Errorf("rules with flags: code %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	r = runCLI(t, "", "rules", "--format", "json")
@@ -313,8 +320,8 @@ func TestRulesCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 {
 		t.Fatalf("rules --format json: %v, code %d\n%s", err, r.code, r.stdout)
 	}
-	if len(doc.Rules) != 3 || doc.Rules[2]["id"] != "KP201" || doc.Rules[2]["enabledByDefault"] != false ||
-		doc.Rules[0]["severity"] != "warning" || doc.Rules[0]["url"] != checker.DocsBaseURL+"KP101.md" {
+	if len(doc.Rules) != 3 || doc.Rules[2]["id"] != "KP201" || doc.Rules[2]["enabledByDefault"] != false || doc.Rules[2]["enabled"] != false ||
+		doc.Rules[0]["severity"] != "warning" || doc.Rules[0]["severityAtTarget"] != "warning" || doc.Rules[0]["url"] != checker.DocsBaseURL+"KP101.md" {
 		t.Errorf("rules --format json:\n%s", r.stdout)
 	}
 
@@ -454,15 +461,41 @@ func TestLintMissingPath(t *testing.T) {
 	}
 }
 
-func TestLintPathsRelativeToGitRoot(t *testing.T) {
+// TestLintPaths: text, github and checkstyle name files relative to the current directory,
+// so that they open from the terminal (with --path-prefix prepended); the machine formats name
+// them relative to the repository root, as the repository does.
+func TestLintPaths(t *testing.T) {
 	requireLoader(t)
 	defaultRules(t)
 	dir := repo(t)
 	t.Chdir(filepath.Join(dir, "deploy"))
 	for _, args := range [][]string{{"."}, {}, {filepath.Join(dir, "deploy")}, {"kube-proxy.yaml"}} {
-		r := runCLI(t, "", append([]string{"--fail-on", "none"}, args...)...)
-		if r.code != 0 || !strings.Contains(r.stdout, "deploy/kube-proxy.yaml:1:1") {
-			t.Errorf("lint %q: code %d, stdout:\n%s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+		for format, want := range map[string]string{
+			"text": "\nkube-proxy.yaml:1:1: ", "github": "file=kube-proxy.yaml,", "checkstyle": `<file name="kube-proxy.yaml">`,
+			"json": `"file": "deploy/kube-proxy.yaml"`, "sarif": `"uri": "deploy/kube-proxy.yaml"`,
+		} {
+			r := runCLI(t, "", append([]string{"--fail-on", "none", "--format", format}, args...)...)
+			if r.code != 0 || !strings.Contains("\n"+r.stdout, want) {
+				t.Errorf("lint %q --format %s: code %d, want %q in stdout:\n%s\nstderr: %s", args, format, r.code, want, r.stdout, r.stderr)
+			}
+		}
+	}
+	// From the root, and from a sibling directory (../), and with a prefix.
+	mustMkdir(t, filepath.Join(dir, "other"))
+	for _, tc := range []struct {
+		cwd  string
+		args []string
+		want string
+	}{
+		{dir, []string{"."}, "\ndeploy/kube-proxy.yaml:1:1: "},
+		{filepath.Join(dir, "other"), []string{"../deploy"}, "\n../deploy/kube-proxy.yaml:1:1: "},
+		{filepath.Join(dir, "deploy"), []string{"--path-prefix", "infra", "."}, "\ninfra/kube-proxy.yaml:1:1: "},
+		{filepath.Join(dir, "deploy"), []string{"--path-prefix", "infra/deploy", "--format", "github", "."}, "file=infra/deploy/kube-proxy.yaml,"},
+	} {
+		t.Chdir(tc.cwd)
+		r := runCLI(t, "", append([]string{"--fail-on", "none"}, tc.args...)...)
+		if !strings.Contains("\n"+r.stdout, tc.want) {
+			t.Errorf("in %s, lint %q: want %q in:\n%s%s", tc.cwd, tc.args, tc.want, r.stdout, r.stderr)
 		}
 	}
 }
@@ -472,8 +505,14 @@ func TestLintOutsideGit(t *testing.T) {
 	defaultRules(t)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "kp", "config.yaml"), "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: iptables\n")
+	// Far from the current directory, the text output names the file by its absolute path;
+	// the machine formats, relative to the linted directory.
 	r := runCLI(t, "", "--fail-on", "none", filepath.Join(dir, "kp"))
-	if !strings.Contains(r.stdout, "config.yaml:1:1") || strings.Contains(r.stdout, "kp/config.yaml") {
+	if !strings.Contains(r.stdout, filepath.Join(dir, "kp", "config.yaml")+":1:1") {
+		t.Errorf("outside Git, far away: want the absolute path:\n%s\nstderr: %s", r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "--fail-on", "none", "--format", "json", filepath.Join(dir, "kp"))
+	if !strings.Contains(r.stdout, `"file": "config.yaml"`) {
 		t.Errorf("outside Git, paths are not relative to the linted directory:\n%s\nstderr: %s", r.stdout, r.stderr)
 	}
 }

@@ -54,15 +54,30 @@ same sandbox as lint runs, and print pass or fail per test. Exit 0 when every te
 Flags:
 `
 
+// policyFlags are the flags of `policy test`.
+type policyFlags struct {
+	run     string
+	verbose bool
+	timeout time.Duration
+	help    bool
+}
+
+func newPolicyFlagSet(f *policyFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(progName+" policy", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.run, "run", "", "run only the tests whose package.name matches `REGEX`")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "print print() output and durations of every test")
+	fs.DurationVar(&f.timeout, "timeout", policy.DefaultTimeout, "stop a test after `DURATION`")
+	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
+	return fs
+}
+
 // policyCmd implements `kube-proxy-lint policy test DIR...`.
 func (c *cli) policyCmd(args []string) int {
 	const cmd = progName + " policy"
-	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	run := fs.String("run", "", "run only the tests whose package.name matches `REGEX`")
-	verbose := fs.BoolP("verbose", "v", false, "print print() output and durations of every test")
-	timeout := fs.Duration("timeout", policy.DefaultTimeout, "stop a test after `DURATION`")
-	help := fs.BoolP("help", "h", false, "print this help and exit")
+	var pf policyFlags
+	fs := newPolicyFlagSet(&pf)
+	run, verbose, timeout, help := &pf.run, &pf.verbose, &pf.timeout, &pf.help
 	if err := fs.Parse(args); err != nil {
 		return c.fail(&usageError{err: err, help: cmd})
 	}

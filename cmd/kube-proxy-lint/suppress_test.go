@@ -249,7 +249,7 @@ func TestLintBaseline(t *testing.T) {
 	if err := os.Rename(filepath.Join(moved, "deploy", "kube-proxy.yaml"), filepath.Join(dir, "deploy", "kube-proxy.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	r = runCLI(t, "", "--target-version", "1.40", "--baseline", bl, dir)
+	r = runCLI(t, "", "--quiet", "--target-version", "1.40", "--baseline", bl, dir)
 	if r.code != exitOK || r.stdout != "" || r.stderr != "" {
 		t.Errorf("--baseline: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -53,3 +53,30 @@ func flagUsages(fs *pflag.FlagSet) string {
 	}
 	return b.String()
 }
+
+// wrapList joins words with ", " into lines of at most width columns, each indented by indent
+// spaces.
+func wrapList(words []string, indent, width int) string {
+	var b strings.Builder
+	col := 0
+	for i, w := range words {
+		item := w
+		if i < len(words)-1 {
+			item += ","
+		}
+		switch {
+		case col == 0:
+			b.WriteString(strings.Repeat(" ", indent))
+			col = indent
+		case col+1+len(item) > width:
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+			col = indent
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(item)
+		col += len(item)
+	}
+	return b.String()
+}

@@ -61,6 +61,14 @@ type Config struct {
 	// TestDirs are the directory names whose findings are at most warnings; nil means the
 	// default list, an empty list caps nothing.
 	TestDirs []string `yaml:"test-dirs,omitempty"`
+	// Baseline is the baseline file (--baseline), relative to the configuration file.
+	Baseline string `yaml:"baseline,omitempty"`
+	// NewFromRev and NewFromMergeBase report only the findings on lines changed since a
+	// revision (--new-from-rev, --new-from-merge-base); at most one is set.
+	NewFromRev       string `yaml:"new-from-rev,omitempty"`
+	NewFromMergeBase string `yaml:"new-from-merge-base,omitempty"`
+	// MaxFileSize skips larger files (--max-file-size), as written: "4MiB", "500KB", "1048576".
+	MaxFileSize string `yaml:"max-file-size,omitempty"`
 
 	// refs are the rule names the file uses, with their positions, for CheckRules.
 	refs []ruleRef
@@ -148,7 +156,12 @@ func Read(path string) ([]byte, error) {
 
 // keys are the top-level keys, in the order of the documentation.
 var keys = []string{"version", "target-version", "fail-on", "enable", "disable", "severity",
-	"inline-suppressions", "exclusions", "policy-dirs", "skip", "include-testdata", "test-dirs"}
+	"inline-suppressions", "exclusions", "policy-dirs", "skip", "include-testdata", "test-dirs",
+	"baseline", "new-from-rev", "new-from-merge-base", "max-file-size"}
+
+// Keys returns the top-level keys of the configuration file, in the order of the
+// documentation (the JSON Schema and docs/config.md are tested against it).
+func Keys() []string { return slices.Clone(keys) }
 
 var exclusionKeys = []string{"rules", "paths", "message", "reason"}
 
@@ -225,6 +238,29 @@ func Parse(name string, data []byte) (*Config, error) {
 			if c.TestDirs == nil {
 				c.TestDirs = []string{}
 			}
+		case "baseline":
+			c.Baseline = p.str(v)
+			if c.Baseline == "" {
+				p.fail(v, "baseline must name a file")
+			}
+		case "new-from-rev", "new-from-merge-base":
+			rev := p.str(v)
+			if rev == "" || strings.HasPrefix(rev, "-") {
+				p.fail(v, "%s must be a revision, not %q", key, rev)
+			}
+			if key == "new-from-rev" {
+				c.NewFromRev = rev
+			} else {
+				c.NewFromMergeBase = rev
+			}
+			if c.NewFromRev != "" && c.NewFromMergeBase != "" {
+				p.fail(k, "new-from-rev and new-from-merge-base exclude each other")
+			}
+		case "max-file-size":
+			c.MaxFileSize = p.str(v)
+			if _, err := ParseSize(c.MaxFileSize); err != nil {
+				p.fail(v, "%v", err)
+			}
 		case "skip":
 			c.Skip = p.strList(v)
 			for i, g := range c.Skip {
@@ -299,6 +335,14 @@ func (c *Config) Processing(registry []*checker.Rule, root string) (engine.Proce
 	p.NoInlineSuppressions = c.InlineSuppressions != nil && !*c.InlineSuppressions
 	p.TestDirs = c.TestDirs
 	return p, nil
+}
+
+// BaselinePath returns the baseline file relative to the configuration file, "" when unset.
+func (c *Config) BaselinePath() string {
+	if c.Baseline == "" || filepath.IsAbs(c.Baseline) || c.Path == "" {
+		return c.Baseline
+	}
+	return filepath.Join(filepath.Dir(c.Path), c.Baseline)
 }
 
 // Policies returns the policy directories, made absolute relative to the configuration file.
