@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 	"strings"
 	"testing"
 
@@ -184,6 +185,68 @@ func TestFromGitReadsWhatTheWalkReads(t *testing.T) {
 	for _, want := range []string{"node/bootstrap.sh", "units/kube-proxy.service", "inventory/prod/inventory.ini", "tf/main.tf", "Makefile"} {
 		if !slices.Contains(g, want) {
 			t.Errorf("FromGit skipped %s; read %q", want, g)
+		}
+	}
+}
+
+// TestTrace: the walk and FromGit tell Options.Trace what they leave out and why (--verbose).
+func TestTrace(t *testing.T) {
+	dir := gitRepo(t, map[string]string{
+		"kp.yaml":          kpcYAML,
+		"README.md":        "# docs\n",
+		"vendor/x.yaml":    kpcYAML,
+		"build/out.yaml":   kpcYAML,
+		".gitignore":       "build/\n",
+		"app.conf":         "listen 80;\n",
+		"testdata/t.yaml":  kpcYAML,
+		"node/start.sh":    "#!/bin/sh\nexec kube-proxy --proxy-mode=ipvs\n",
+		"docs/notes.txt":   "nothing\n",
+		"clusters/a/x.yml": kpcYAML,
+	})
+	want := map[string]string{
+		"README.md":      TraceName,
+		"vendor/":        TraceSkipDir,
+		"build/":         TraceIgnored,
+		"app.conf":       TraceContent,
+		"testdata/":      TraceTestdata,
+		"docs/notes.txt": TraceName,
+	}
+	for _, mode := range []string{"walk", "git"} {
+		got := map[string]string{}
+		var mu sync.Mutex
+		opts := Options{Trace: func(name, reason string) {
+			mu.Lock()
+			defer mu.Unlock()
+			got[name] = reason
+		}}
+		var err error
+		if mode == "walk" {
+			opts.Paths, opts.Root = []string{dir}, dir
+			_, err = Load(context.Background(), opts)
+		} else {
+			_, err = FromGit(context.Background(), dir, "HEAD", opts)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, reason := range want {
+			g := got[name]
+			if mode == "git" && strings.HasSuffix(name, "/") {
+				// FromGit lists files, not directories: any file below counts.
+				for n, r := range got {
+					if strings.HasPrefix(n, name) {
+						g = r
+					}
+				}
+			}
+			if g != reason {
+				t.Errorf("%s: %s traced as %q, want %q (all: %v)", mode, name, g, reason, got)
+			}
+		}
+		for _, read := range []string{"kp.yaml", "node/start.sh", "clusters/a/x.yml"} {
+			if r, ok := got[read]; ok {
+				t.Errorf("%s: %s was read but traced as %q", mode, read, r)
+			}
 		}
 	}
 }

@@ -278,4 +278,3 @@ func configMaxSize(m *config.Config) int64 {
 	}
 	return load.DefaultMaxFileSize
 }
-
