@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
