@@ -26,6 +26,16 @@ func (r *Result) Renamed(rename func(string) string) *Result {
 		p.Filename = name(p.Filename)
 		return p
 	}
+	// target renames the evidence of a target; its source names the file in its words:
+	// "kubeadm kubernetesVersion at a.yaml:3:20".
+	target := func(t checker.Target) checker.Target {
+		if t.Pos != nil && t.Pos.Filename != "" {
+			p := pos(*t.Pos)
+			t.Source = strings.ReplaceAll(t.Source, t.Pos.Filename+":", p.Filename+":")
+			t.Pos = &p
+		}
+		return t
+	}
 	findings := func(fs []checker.Finding) []checker.Finding {
 		if fs == nil {
 			return nil
@@ -33,6 +43,10 @@ func (r *Result) Renamed(rename func(string) string) *Result {
 		out := make([]checker.Finding, len(fs))
 		for i, f := range fs {
 			f.Pos, f.End = pos(f.Pos), pos(f.End)
+			if f.Target != nil {
+				t := target(*f.Target)
+				f.Target = &t
+			}
 			if f.Related != nil {
 				rel := make([]checker.Related, len(f.Related))
 				for j, x := range f.Related {
@@ -77,11 +91,12 @@ func (r *Result) Renamed(rename func(string) string) *Result {
 			out.Notes[i] = n
 		}
 	}
-	if t := r.Target.Pos; t != nil && t.Filename != "" {
-		p := pos(*t)
-		out.Target.Pos = &p
-		// The source names the file in its words: "kubeadm kubernetesVersion at a.yaml:3:20".
-		out.Target.Source = strings.ReplaceAll(r.Target.Source, t.Filename+":", p.Filename+":")
+	out.Target = target(r.Target)
+	if r.Targets != nil {
+		out.Targets = make([]checker.Target, len(r.Targets))
+		for i, t := range r.Targets {
+			out.Targets[i] = target(t)
+		}
 	}
 	if src := r.Source; src != nil {
 		out.Source = func(n string) []byte {

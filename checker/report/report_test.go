@@ -351,3 +351,44 @@ func TestDeterministicAndConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamed: every file name of a result is renamed, and Source still finds the files.
+func TestRenamed(t *testing.T) {
+	p := func(f string, l int) checker.Position { return checker.Position{Filename: f, Line: l, Column: 1} }
+	tp := p("k/kubeadm.yaml", 3)
+	r := &Result{
+		Findings: []checker.Finding{{
+			Pos: p("a/x.yaml", 1), End: p("a/x.yaml", 1),
+			Related: []checker.Related{{Pos: p("b/y.yaml", 2)}},
+			Fixes:   []checker.Fix{{Edits: []checker.TextEdit{{Pos: p("a/x.yaml", 1), End: p("a/x.yaml", 1)}}}},
+			Target:  &checker.Target{Pos: &tp, Source: "kubeadm kubernetesVersion at k/kubeadm.yaml:3:1"},
+		}},
+		Suppressed: []checker.Finding{{Pos: p("c/z.yaml", 1)}},
+		Problems:   []checker.LoadProblem{{Pos: p("d/w.bin", 0)}},
+		Notes:      []checker.Note{{Pos: &checker.Position{Filename: "e/v.yaml"}}},
+		Target:     checker.Target{Pos: &tp, Source: "kubeadm kubernetesVersion at k/kubeadm.yaml:3:1"},
+		Source: func(n string) []byte {
+			if n == "a/x.yaml" {
+				return []byte("x")
+			}
+			return nil
+		},
+	}
+	got := r.Renamed(func(n string) string { return "../" + n })
+	f := got.Findings[0]
+	for _, n := range []string{f.Pos.Filename, f.End.Filename, f.Related[0].Pos.Filename, f.Fixes[0].Edits[0].Pos.Filename,
+		got.Suppressed[0].Pos.Filename, got.Problems[0].Pos.Filename, got.Notes[0].Pos.Filename, got.Target.Pos.Filename, f.Target.Pos.Filename} {
+		if !strings.HasPrefix(n, "../") {
+			t.Errorf("not renamed: %q", n)
+		}
+	}
+	if got.Target.Source != "kubeadm kubernetesVersion at ../k/kubeadm.yaml:3:1" || f.Target.Source != got.Target.Source {
+		t.Errorf("target source: %q / %q", got.Target.Source, f.Target.Source)
+	}
+	if string(got.Source("../a/x.yaml")) != "x" {
+		t.Error("Source does not find the renamed file")
+	}
+	if r.Findings[0].Pos.Filename != "a/x.yaml" || r.Findings[0].Related[0].Pos.Filename != "b/y.yaml" {
+		t.Error("Renamed changed the original result")
+	}
+}

@@ -51,7 +51,7 @@ func TestGlobalFlagsBeforeSubcommand(t *testing.T) {
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "c.yaml"), "target-version: \"1.41\"\ndisable: [KP101]\n")
 	r := runCLI(t, "", "--config", filepath.Join(dir, "c.yaml"), "config", "print")
-	if r.code != 0 || !strings.Contains(r.stdout, "target-version: \"1.41\"") || !strings.Contains(r.stdout, "# target: 1.41 (from target-version in ") {
+	if r.code != 0 || !strings.Contains(r.stdout, "target-version: \"1.41\"") || !strings.Contains(r.stdout, "# target 1.41 (from target-version in ") {
 		t.Errorf("--config c.yaml config print: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "", "--policy", orgPolicies, "explain", "ORG001")
@@ -141,11 +141,11 @@ func TestRulesAndExplainReadConfig(t *testing.T) {
 // from the files when nothing sets it.
 func TestConfigPrintTarget(t *testing.T) {
 	r := runCLI(t, "", "config", "print", "--no-config", "../../fixtures/repos/nftables-ready")
-	if r.code != 0 || !strings.Contains(r.stdout, "# target: 1.38 (from kube-proxy image tag at ") {
+	if r.code != 0 || !strings.Contains(r.stdout, "# target 1.38 (from kube-proxy image tag at ") {
 		t.Errorf("config print: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "", "config", "--no-config", "--target-version", "1.41", "print", "../../fixtures/repos/nftables-ready")
-	if r.code != 0 || !strings.Contains(r.stdout, "# target: 1.41 (from --target-version)") {
+	if r.code != 0 || !strings.Contains(r.stdout, "# target 1.41 (from --target-version)") {
 		t.Errorf("config print --target-version: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -247,15 +247,17 @@ func (c *cli) configCmd(ctx context.Context, args []string) int {
 	if f.baseline != "" {
 		m.Baseline = f.baseline
 	}
-	target, source := st.target, st.targetSource
-	if target == nil {
-		// As a lint run of PATH does: the highest version the files name, else the default.
+	targets := ""
+	if st.target != nil {
+		targets = "target " + st.target.String() + " (" + st.targetSource + ")"
+	} else {
+		// As a lint run of PATH does: each scope's highest version, else the repository's,
+		// else the default.
 		ws, err := safeLoad(ctx, load.Options{Paths: []string{path}, Root: sourceRoot(path), MaxFileSize: configMaxSize(m), IncludeTestdata: m.IncludeTestdata})
 		if err != nil {
 			return c.fail(err)
 		}
-		t := ws.Target
-		target, source = &t.Version, report.TargetText(t)
+		targets = report.TargetsText(ws.ScopeTargets(), ws.Target)
 	}
 	out, err := m.Marshal()
 	if err != nil {
@@ -266,7 +268,7 @@ func (c *cli) configCmd(ctx context.Context, args []string) int {
 		src = st.display
 	}
 	fmt.Fprintf(c.stdout, "# effective configuration: %s, with command-line flags applied\n", src)
-	fmt.Fprintf(c.stdout, "# target: %s (%s)\n", target, printable(source))
+	fmt.Fprintf(c.stdout, "# %s\n", printable(targets))
 	_, _ = c.stdout.Write(out)
 	return exitOK
 }

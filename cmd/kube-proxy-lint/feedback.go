@@ -77,7 +77,7 @@ func runSummary(ws *checker.Workspace, res *report.Result) string {
 		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
 	}
 	fmt.Fprintf(&b, " in %s (%s)", pluralOf(files, "file", "files"), pluralOf(len(ws.Instances), "kube-proxy instance", "kube-proxy instances"))
-	fmt.Fprintf(&b, " · target %s (%s)", ws.Target.Version, printable(report.TargetText(ws.Target)))
+	b.WriteString(" · " + report.TargetsText(ws.ScopeTargets(), ws.Target))
 	return b.String()
 }
 
@@ -133,7 +133,7 @@ func (c *cli) printTrace(t *tracer, ws *checker.Workspace) {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, fmt.Sprintf("target %s (%s)", ws.Target.Version, printable(report.TargetText(ws.Target))))
+	lines = append(lines, report.TargetsText(ws.ScopeTargets(), ws.Target))
 	for _, l := range lines {
 		fmt.Fprintf(c.stderr, "%s: %s\n", progName, l)
 	}
