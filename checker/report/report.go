@@ -81,10 +81,14 @@ var constructors = map[string]func(Options) Formatter{
 	"report-markdown": func(o Options) Formatter { return readinessMarkdown{linkBase: o.LinkBase} },
 	"report-html":     func(o Options) Formatter { return readinessHTML{linkBase: o.LinkBase} },
 	"report-json":     func(Options) Formatter { return readinessJSON{} },
+	// CI code-quality and test-report formats (issue 12).
+	"codeclimate": func(Options) Formatter { return codeclimateFormatter{} },
+	"junit":       func(Options) Formatter { return junitFormatter{} },
+	"sonarqube":   func(Options) Formatter { return sonarqubeFormatter{} },
 }
 
 // formatOrder is the order Formats lists names in: the default first.
-var formatOrder = []string{"text", "json", "sarif", "github", "rdjson", "rdjsonl", "checkstyle", "markdown", "report-markdown", "report-html", "report-json"}
+var formatOrder = []string{"text", "json", "sarif", "github", "rdjson", "rdjsonl", "checkstyle", "markdown", "codeclimate", "junit", "sonarqube", "report-markdown", "report-html", "report-json"}
 
 // Formats returns the names New accepts, the default ("text") first.
 func Formats() []string { return append([]string(nil), formatOrder...) }

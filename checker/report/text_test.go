@@ -11,7 +11,7 @@ import (
 )
 
 func TestNew(t *testing.T) {
-	if got := strings.Join(Formats(), ","); got != "text,json,sarif,github,rdjson,rdjsonl,checkstyle,markdown,report-markdown,report-html,report-json" {
+	if got := strings.Join(Formats(), ","); got != "text,json,sarif,github,rdjson,rdjsonl,checkstyle,markdown,codeclimate,junit,sonarqube,report-markdown,report-html,report-json" {
 		t.Errorf("Formats() = %s", got)
 	}
 	for _, name := range append(Formats(), "SARIF", " Json ") {
