@@ -16,14 +16,16 @@
 #                (driven by playwright-core from npm; no browser download): no console error, no
 #                request, every scope shown, filters work; and html-validate (npm). Both must
 #                reject a broken page.
+#   JUnit        xmllint validates the junit output against fixtures/report/junit.xsd, and
+#                junit2json (npm), a real consumer, reads one failed test case per finding.
 #
 # Tools are installed on first use and cached in $KPL_TOOLS_CACHE (default
 # ~/.cache/kube-proxy-lint-ci). A tool that cannot be installed is a failure. Only when
 # KPL_INTEGRATION_ALLOW_SKIP=1 and CI is unset (a laptop without network) is such a check
 # skipped, with a SKIP line in the log and in the summary.
 #
-# Arguments name the sections to run (sarif, actionlint, shellcheck, reviewdog, pre-commit,
-# ...); none runs them all.
+# Arguments name the sections to run (sarif, html, junit, actionlint, shellcheck, reviewdog,
+# pre-commit); none runs them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ONLY=" $* "
@@ -112,6 +114,13 @@ install_report_tools() {
   npm install --prefix "$REPORT_NPM" --no-audit --no-fund --loglevel=error \
     html-validate@9.7.1 playwright-core@1.65.1 >/dev/null
 }
+install_xmllint() { command -v xmllint >/dev/null || apt_install libxml2-utils; }
+JUNIT2JSON=$CACHE/npm/node_modules/.bin/junit2json
+install_junit2json() {
+  [ -x "$JUNIT2JSON" ] && return 0
+  mkdir -p "$CACHE/npm"
+  npm install --prefix "$CACHE/npm" --no-audit --no-fund --loglevel=error junit2json@4.0.0 >/dev/null
+}
 
 log "build kube-proxy-lint"
 mkdir -p "$WORK/bin"
@@ -179,8 +188,10 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # The HTML readiness report in a real browser, and an HTML validator
-log "HTML readiness report: headless chromium and html-validate"
-if install_chromium && install_report_tools; then
+want html && log "HTML readiness report: headless chromium and html-validate"
+if ! want html; then
+  :
+elif install_chromium && install_report_tools; then
   page=$WORK/readiness.html
   kube-proxy-lint report --quiet --format report-html="$page" fixtures/repos/migration
   scopes=(fixtures/repos/migration/clusters/{edge,legacy,payments,platform})
@@ -212,6 +223,49 @@ if install_chromium && install_report_tools; then
   fi
 else
   unavailable "chromium or the npm tools of the HTML report check"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# JUnit XML: the schema (xmllint) and a real consumer (junit2json)
+want junit && log "JUnit XML: xmllint against fixtures/report/junit.xsd, read by junit2json"
+if ! want junit; then
+  :
+elif install_xmllint && install_junit2json; then
+  junit=$WORK/junit.xml
+  kube-proxy-lint --quiet --fail-on none --format junit="$junit" --format json="$WORK/junit-run.json" fixtures/repos/kubeadm-ipvs
+  if xmllint --noout --schema fixtures/report/junit.xsd "$junit" 2>"$WORK/xmllint.err"; then
+    ok "JUnit: the output matches fixtures/report/junit.xsd"
+  else
+    cat "$WORK/xmllint.err"
+    bad "JUnit: the output does not match fixtures/report/junit.xsd"
+  fi
+  # The check must be able to fail: a test case without its classname is invalid.
+  sed 's/ classname="[^"]*"//' "$junit" >"$WORK/junit-broken.xml"
+  if xmllint --noout --schema fixtures/report/junit.xsd "$WORK/junit-broken.xml" 2>/dev/null; then
+    bad "JUnit: xmllint accepted a test case without classname"
+  else
+    ok "JUnit: xmllint rejects a broken report (the check works)"
+  fi
+  # The consumer reads as many failed test cases as there are findings.
+  if "$JUNIT2JSON" "$junit" >"$WORK/junit2json.json" 2>"$WORK/junit2json.err" &&
+    node -e '
+      const fs = require("fs");
+      const j = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+      const run = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+      let cases = 0, failed = 0;
+      for (const s of j.testsuite || []) for (const c of s.testcase || []) { cases++; if (c.failure) failed++; }
+      const want = run.findings.length;
+      if (j.tests !== want || cases !== want || failed !== want) {
+        console.error("junit2json read " + cases + " cases, " + failed + " failed, tests=" + j.tests + "; want " + want);
+        process.exit(1);
+      }' "$WORK/junit2json.json" "$WORK/junit-run.json"; then
+    ok "JUnit: junit2json reads one failed test case per finding"
+  else
+    cat "$WORK/junit2json.err"
+    bad "JUnit: junit2json does not read the report as expected"
+  fi
+else
+  unavailable "xmllint or junit2json"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -111,7 +111,8 @@ Flags:
 	fmt.Fprintf(&b, `
 Outputs:
   Each --format FORMAT[=FILE] adds one output; repeat it to write several in one run.
-  FORMAT is one of: %s.
+  FORMAT is one of:
+%s.
   The report-* formats write the migration readiness report (see report --help).
   An output without =FILE goes to --output FILE when given, else to stdout; FILE "-" is
   stdout. --output takes exactly one output, at most one output may go to stdout, and no
