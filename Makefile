@@ -1,12 +1,22 @@
-# kube-proxy-lint developer targets. `make test` is what CI runs (.ci/run).
+# kube-proxy-lint developer targets. CI (.ci/run) runs `make test` and `make test-race`.
 
 GO      ?= go
 BIN     ?= bin/kube-proxy-lint
-# The version stamped into the binary; `kube-proxy-lint --version` prints it.
+# The version stamped into the binary; `kube-proxy-lint version` prints it with the commit
+# and date (release builds get the same from GoReleaser, see .goreleaser.yaml).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE    ?= $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# The packages with goroutines or shared caches (the engine's parallel rules, the loader's
+# parallel decoding, the policy state shared by Rego rules) and the end-to-end tests that run
+# them in parallel with the real rules.
+RACE_PKGS := ./checker/... ./policy/... ./cmd/...
+# GoReleaser, pinned; `make release-check` installs it into $(TOOLS).
+GORELEASER_VERSION := v2.15.1
+TOOLS ?= $(CURDIR)/.cache/tools
 
-.PHONY: all build test lint docs bench fmt vet integration
+.PHONY: all build test test-race lint docs bench fmt vet integration release-check snapshot
 
 all: fmt vet build test
 
@@ -14,17 +24,22 @@ all: fmt vet build test
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kube-proxy-lint
 
-## test: run every test with the race detector
+## test: run every test of every package (the README's test command)
 test:
-	$(GO) test -race ./...
+	$(GO) test ./...
+
+## test-race: run the tests of the packages with concurrency under the race detector
+test-race:
+	$(GO) test -race $(RACE_PKGS)
 
 ## lint: run golangci-lint with .golangci.yml
 lint:
 	golangci-lint run
 
-## docs: regenerate docs/rules from the rule registry (TestDocsUpToDate checks it)
+## docs: regenerate docs/rules and the man page (TestDocsUpToDate, TestManPageUpToDate check them)
 docs:
-	$(GO) run ./internal/ruledoc/gen -dir docs/rules
+	$(GO) run -tags generate ./internal/ruledoc/gen -dir docs/rules
+	$(GO) run ./cmd/kube-proxy-lint man > docs/man/kube-proxy-lint.1.tmp && mv docs/man/kube-proxy-lint.1.tmp docs/man/kube-proxy-lint.1
 
 ## integration: pre-commit, reviewdog, actionlint and SARIF Multitool end to end (installs them)
 integration:
@@ -41,3 +56,14 @@ fmt:
 ## vet: run go vet
 vet:
 	$(GO) vet ./...
+
+$(TOOLS)/goreleaser:
+	GOFLAGS= GOBIN=$(TOOLS) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+## release-check: validate .goreleaser.yaml with the pinned GoReleaser
+release-check: $(TOOLS)/goreleaser
+	$(TOOLS)/goreleaser check
+
+## snapshot: build the release archives, checksums and SBOMs locally, without publishing
+snapshot: $(TOOLS)/goreleaser
+	$(TOOLS)/goreleaser release --snapshot --clean --skip=docker

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -342,6 +343,28 @@ func TestCompletionScripts(t *testing.T) {
 			t.Errorf("%s -n: %v\n%s", shell, err, out)
 		}
 	}
+	// fish completes from the script like a user's shell does.
+	if fish, err := exec.LookPath("fish"); err == nil {
+		script := filepath.Join(t.TempDir(), "kpl.fish")
+		if err := os.WriteFile(script, []byte(runCLI(t, "", "completion", "fish").stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for line, want := range map[string]string{
+			"kube-proxy-lint --fail-on ":      "error info none warning",
+			"kube-proxy-lint rules --format ": "json markdown text",
+			"kube-proxy-lint completion ":     "bash fish zsh",
+		} {
+			out, err := exec.Command(fish, "--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, line).CombinedOutput()
+			var words []string
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				words = append(words, strings.Fields(l+" ")[0])
+			}
+			sort.Strings(words)
+			if err != nil || strings.Join(words, " ") != want {
+				t.Errorf("fish complete %q = %q (%v), want %q", line, words, err, want)
+			}
+		}
+	}
 	if r := runCLI(t, "", "completion", "tcsh"); r.code != exitError {
 		t.Errorf("completion tcsh: %d", r.code)
 	}
@@ -374,5 +397,24 @@ func TestManPageUpToDate(t *testing.T) {
 	cmd.Stdin = strings.NewReader(page)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("groff warns: %v\n%s", err, out)
+	}
+}
+
+// TestGitHubAnnotationsInActions: in GitHub Actions, annotations name files relative to the
+// repository root (GITHUB_WORKSPACE) also from a subdirectory; the text output stays relative
+// to the current directory.
+func TestGitHubAnnotationsInActions(t *testing.T) {
+	requireLoader(t)
+	defaultRules(t)
+	dir := repo(t)
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_WORKSPACE", dir)
+	t.Chdir(filepath.Join(dir, "deploy"))
+	r := runCLI(t, "", "--fail-on", "none", "--format", "github", ".")
+	if !strings.Contains(r.stdout, "file=deploy/kube-proxy.yaml,") {
+		t.Errorf("annotation not relative to GITHUB_WORKSPACE:\n%s", r.stdout)
+	}
+	if r := runCLI(t, "", "--fail-on", "none", "--format", "text", "."); !strings.Contains(r.stdout, "\nkube-proxy.yaml:1:1") && !strings.HasPrefix(r.stdout, "kube-proxy.yaml:1:1") {
+		t.Errorf("text output in Actions:\n%s", r.stdout)
 	}
 }

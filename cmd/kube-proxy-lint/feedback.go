@@ -42,6 +42,25 @@ func displayName(root, prefix, stdinName string) func(string) string {
 	}
 }
 
+// actionsPrefix is the default --path-prefix of the github format: in GitHub Actions,
+// annotations name files relative to the repository root (GITHUB_WORKSPACE), so a run in a
+// subdirectory prefixes the names with that directory. "" elsewhere.
+func actionsPrefix() string {
+	ws := os.Getenv("GITHUB_WORKSPACE")
+	if os.Getenv("GITHUB_ACTIONS") != "true" || ws == "" {
+		return ""
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(ws, cwd)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
 // runSummary is the stderr line of a run: "0 findings in 12 files (2 kube-proxy instances) ·
 // target 1.40 (default)", with the severities when there are findings.
 func runSummary(ws *checker.Workspace, res *report.Result) string {

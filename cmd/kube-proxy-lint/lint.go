@@ -63,7 +63,7 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringArrayVarP(&f.formats, "format", "f", nil, "add an output in `FORMAT[=FILE]`, written to FILE when given; repeatable (default text)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output that names no file to `FILE` instead of stdout")
-	fs.StringVar(&f.pathPrefix, "path-prefix", "", "prepend `PREFIX` to the file names of text, github and checkstyle output, which are relative to the current directory (the GitHub Action passes its working-directory)")
+	fs.StringVar(&f.pathPrefix, "path-prefix", "", "prepend `PREFIX` to the file names of text, github and checkstyle output, which are relative to the current directory (default for github in GitHub Actions: the current directory's path in GITHUB_WORKSPACE)")
 	fs.StringVar(&f.color, "color", "auto", "colour terminal output `WHEN`: auto, always or never (auto: stdout is a terminal and NO_COLOR is empty)")
 	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error, warning, info or none")
 	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` by ID or name, comma-separated or repeated; \"all\" enables every rule")
@@ -368,15 +368,19 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		}
 	}
 	c.printNotes(cfg, out)
-	var local *report.Result // res with names relative to the current directory
-	summarized := false      // a text output on stdout ends with the summary line
+	local := map[string]*report.Result{} // res with names relative to the current directory, by prefix
+	summarized := false                  // a text output on stdout ends with the summary line
 	for i, o := range cfg.outputs {
 		r := res
 		if terminalFormats[o.format] {
-			if local == nil {
-				local = res.Renamed(displayName(root, cfg.pathPrefix, cfg.stdinName))
+			prefix := cfg.pathPrefix
+			if o.format == "github" && prefix == "" {
+				prefix = actionsPrefix()
 			}
-			r = local
+			if local[prefix] == nil {
+				local[prefix] = res.Renamed(displayName(root, prefix, cfg.stdinName))
+			}
+			r = local[prefix]
 		}
 		if o.format == "text" && o.path == "" {
 			summarized = true

@@ -1,0 +1,9 @@
+# The kube-proxy-lint container image, built by GoReleaser from the release binary
+# (.goreleaser.yaml, dockers). git is there for --rev and --new-from-rev.
+#
+#   docker run --rm -v "$PWD:/src" -w /src ghcr.io/kube-proxy-lint/kube-proxy-lint:VERSION .
+FROM alpine:3.22
+RUN apk add --no-cache git && git config --system --add safe.directory '*'
+COPY kube-proxy-lint /usr/local/bin/kube-proxy-lint
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/kube-proxy-lint"]
