@@ -280,11 +280,13 @@ elif install_actionlint; then
   # The example uses the published action; here it uses the local copy, so that actionlint
   # checks the inputs against action.yml.
   sed 's#kube-proxy-lint/kube-proxy-lint@main#./#' docs/examples/workflow.yml >"$al/.github/workflows/example.yml"
+  # And this repository's own release workflow.
+  cp .github/workflows/release.yml "$al/.github/workflows/release.yml"
   git -C "$al" init -q
   if (cd "$al" && actionlint -no-color); then
-    ok "actionlint: example workflow and action.yml"
+    ok "actionlint: example workflow, release workflow and action.yml"
   else
-    bad "actionlint: example workflow and action.yml"
+    bad "actionlint: example workflow, release workflow and action.yml"
   fi
   # And it must notice a wrong input.
   sed -i 's/^\( *\)fail-on: error$/&\n\1not-an-input: x/' "$al/.github/workflows/example.yml"

@@ -54,3 +54,35 @@ func TestReadmeFixTable(t *testing.T) {
 		t.Errorf("README's Fixing section lacks the fix table; it should read:\n%s", want)
 	}
 }
+
+// TestReadmeTestCommands: CI (.ci/run) runs exactly the test commands the README gives, so the
+// README's promise of "what CI runs" stays true.
+func TestReadmeTestCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "Run the tests (CI runs both):\n\n```sh\n")
+	if !ok {
+		t.Fatal("README has no test command block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	var readmeCmds []string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, _, _ := strings.Cut(l, "#")
+		readmeCmds = append(readmeCmds, strings.TrimSpace(cmd))
+	}
+	var ciCmds []string
+	for _, l := range strings.Split(string(ci), "\n") {
+		if strings.HasPrefix(l, "make test") {
+			ciCmds = append(ciCmds, strings.TrimSpace(l))
+		}
+	}
+	if strings.Join(readmeCmds, "\n") != strings.Join(ciCmds, "\n") {
+		t.Errorf("README test commands %q, .ci/run runs %q", readmeCmds, ciCmds)
+	}
+}
