@@ -357,7 +357,7 @@ func TestCompletionScripts(t *testing.T) {
 			out, err := exec.Command(fish, "--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, line).CombinedOutput()
 			var words []string
 			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-				words = append(words, strings.Fields(l+" ")[0])
+				words = append(words, strings.Fields(l + " ")[0])
 			}
 			sort.Strings(words)
 			if err != nil || strings.Join(words, " ") != want {
