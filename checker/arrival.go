@@ -73,9 +73,9 @@ func (p *Pass) BoundTarget() Target {
 	return p.Workspace.Target
 }
 
-// PlainMessage returns the message without the cluster clause of its target. Fingerprints use
-// it (moving the line that names the cluster's version must not change every finding's
-// identity), and so does the migration report, which names each scope's version once.
+// PlainMessage returns the message without the cluster clause of its target, for the
+// migration report, which names each scope's version once. (Fingerprints use no message at
+// all: see Finding.Fingerprint.)
 func (f *Finding) PlainMessage() string {
 	if f.Target == nil {
 		return f.Message

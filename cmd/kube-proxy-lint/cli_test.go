@@ -78,7 +78,7 @@ func TestHelpListsCommands(t *testing.T) {
 	}
 	for _, c := range commands {
 		r := runCLI(t, "", c.name, "--help")
-		if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: kube-proxy-lint "+c.name) {
+		if r.code != 0 || !strings.Contains(r.stdout, "kube-proxy-lint "+c.name) || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("%s --help: %d\n%s%s", c.name, r.code, r.stdout, r.stderr)
 		}
 	}
