@@ -1,9 +1,11 @@
-# The kube-proxy-lint container image, built by GoReleaser from the release binary
-# (.goreleaser.yaml, dockers). git is there for --rev and --new-from-rev.
+# The kube-proxy-lint container image, built by GoReleaser from the release binaries
+# (.goreleaser.yaml, dockers_v2: buildx puts each platform's binary under TARGETPLATFORM). git
+# is there for --rev and --new-from-rev.
 #
 #   docker run --rm -v "$PWD:/src" -w /src ghcr.io/kube-proxy-lint/kube-proxy-lint:VERSION .
 FROM alpine:3.22
+ARG TARGETPLATFORM
 RUN apk add --no-cache git && git config --system --add safe.directory '*'
-COPY kube-proxy-lint /usr/local/bin/kube-proxy-lint
+COPY ${TARGETPLATFORM}/kube-proxy-lint /usr/local/bin/kube-proxy-lint
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/kube-proxy-lint"]

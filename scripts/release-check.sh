@@ -19,7 +19,7 @@ GORELEASER_VERSION=v2.15.1
 CYCLONEDX_VERSION=v1.10.0
 
 go_install() { GOFLAGS='' GOBIN="$BIN" go install "$@"; }
-if ! goreleaser --version 2>/dev/null | grep -q "GitVersion: *${GORELEASER_VERSION#v}\$"; then
+if ! goreleaser --version 2>/dev/null | grep -q "GitVersion: *$GORELEASER_VERSION\$"; then
   go_install "github.com/goreleaser/goreleaser/v2@$GORELEASER_VERSION"
 fi
 if ! [ -x "$BIN/cyclonedx-gomod" ] || ! [ -f "$BIN/.cyclonedx-gomod-$CYCLONEDX_VERSION" ]; then
@@ -28,10 +28,32 @@ if ! [ -x "$BIN/cyclonedx-gomod" ] || ! [ -f "$BIN/.cyclonedx-gomod-$CYCLONEDX_V
 fi
 
 echo "==> goreleaser check"
-goreleaser check
+# A deprecation is a failure too: the configuration must not rot until a GoReleaser upgrade
+# breaks it.
+check=$(goreleaser check 2>&1) || { printf '%s\n' "$check"; exit 1; }
+printf '%s\n' "$check"
+if printf '%s\n' "$check" | grep -qi deprecat; then
+  echo "release-check: .goreleaser.yaml uses deprecated settings" >&2
+  exit 1
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kpl-release.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# The release runs in a copy of the tree (with uncommitted changes, committed there), so that
+# dist/ never lands in the work tree and GoReleaser finds what a clone of the repository has: a
+# commit and a remote.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=kpl-ci GIT_AUTHOR_EMAIL=ci@example.invalid
+export GIT_COMMITTER_NAME=kpl-ci GIT_COMMITTER_EMAIL=ci@example.invalid
+src=$WORK/src
+mkdir -p "$src"
+git ls-files -z --cached --others --exclude-standard |
+  tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -C "$src" -xf -
+git -C "$src" init -q -b main
+git -C "$src" add -A
+git -C "$src" commit -q -m snapshot
+git -C "$src" remote add origin https://github.com/kube-proxy-lint/kube-proxy-lint.git
+cd "$src"
 # One target: the same configuration with the build matrix cut to linux/amd64 and without
 # the container image (no Docker daemon here).
 sed -e 's/^    goos: \[linux, darwin, windows\]$/    goos: [linux]/' \
@@ -40,6 +62,8 @@ if cmp -s .goreleaser.yaml "$WORK/goreleaser.yaml"; then
   echo "release-check: could not cut the build matrix of .goreleaser.yaml to one target" >&2
   exit 1
 fi
+# Snapshot versions count from the last tag; the copy has none.
+export GORELEASER_CURRENT_TAG=${GORELEASER_CURRENT_TAG:-$(git -C "$OLDPWD" describe --tags --abbrev=0 2>/dev/null || echo v0.0.0)}
 echo "==> goreleaser release --snapshot (linux/amd64)"
 start=$(date +%s)
 goreleaser release --snapshot --clean --skip=docker --config "$WORK/goreleaser.yaml"
