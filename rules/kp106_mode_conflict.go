@@ -36,8 +36,9 @@ is true, and a reader (or the next change) easily picks the wrong one. The rule 
 Modes are compared as kube-proxy would run them at the target version: an unset mode counts as the
 default of that version.
 
-A conflicting ` + "`--proxy-mode`" + ` is also reported by KP201 (flag-ignored-by-config). That is intended:
-KP106 reports the disagreement, KP201 the dead flag and its fix.
+A ` + "`--proxy-mode`" + ` that contradicts the file is one finding, KP106's: KP201 (flag-ignored-by-config),
+which reports the other flags ` + "`--config`" + ` makes kube-proxy ignore, leaves it out, and KP106 offers
+KP201's fixes for it.
 
 Installer configurations are compared too:
 
@@ -66,6 +67,10 @@ mode: iptables
 mode: iptables
 `,
 		Since: "0.1.0",
+		Fixes: []checker.FixDoc{
+			{Text: `On a ` + "`--proxy-mode`" + ` next to ` + "`--config`" + `: remove the flag, which kube-proxy ignores whatever its value.`, Safety: checker.Safe, Preferred: true},
+			{Text: `On a ` + "`--proxy-mode`" + ` next to ` + "`--config`" + `: write its mode into the configuration file and remove the flag. The mode then changes.`, Safety: checker.Unsafe},
+		},
 	},
 	Run: runKP106,
 }
@@ -97,8 +102,9 @@ func kp106Flag(p *checker.Pass, in *checker.Instance) {
 		pos, end := in.Config.KindPos()
 		rel = checker.Related{Pos: pos, End: end, Message: "the config file in use does not set mode"}
 	}
+	// The fixes KP201 offers on an ignored flag: remove it, or move its value into the file.
 	p.Report(checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
-		Related: append([]checker.Related{rel}, instanceRelated(in)...)})
+		Related: append([]checker.Related{rel}, instanceRelated(in)...), Fixes: ignoredFlagFixes(in, fl, m, in.Flag("cleanup") == nil)})
 }
 
 // kp106Source is a KubeProxyConfiguration document and the mode it gives at the target.

@@ -94,20 +94,29 @@ func runKP201(p *checker.Pass) error {
 				f.Severity = checker.SeverityInfo
 				f.Message = fmt.Sprintf("kube-proxy ignores --%s because --config is set (kubernetes#98302); this --cleanup run removes the rules of every mode whatever the flag says, so the flag can go", fl.Name)
 			}
-			if len(fl.Remove) > 0 {
-				// kube-proxy ignores the flag whatever its value: deleting it changes nothing.
-				fx := checker.Fix{Message: "Remove the ignored flag --" + fl.Name, Edits: fl.Remove, Safety: checker.Safe, Preferred: true}
-				f.Fixes = append(f.Fixes, fx)
-				if !same && !cleanup {
-					if mv, ok := kp201MoveFix(in, fl, mode, fx); ok {
-						f.Fixes = append(f.Fixes, mv)
-					}
-				}
-			}
+			f.Fixes = ignoredFlagFixes(in, fl, mode, !same && !cleanup)
 			p.Report(f)
 		}
 	}
 	return nil
+}
+
+// ignoredFlagFixes are the fixes of a flag kube-proxy ignores because --config is set: remove
+// it (safe and preferred: kube-proxy ignores the flag whatever its value), and, when move is
+// set (the file has another value or none), move its value into the file instead. KP106 offers
+// them too on the --proxy-mode it reports.
+func ignoredFlagFixes(in *checker.Instance, fl *checker.Flag, mode checker.Setting, move bool) []checker.Fix {
+	if len(fl.Remove) == 0 {
+		return nil
+	}
+	fx := checker.Fix{Message: "Remove the ignored flag --" + fl.Name, Edits: fl.Remove, Safety: checker.Safe, Preferred: true}
+	fixes := []checker.Fix{fx}
+	if move {
+		if mv, ok := kp201MoveFix(in, fl, mode, fx); ok {
+			fixes = append(fixes, mv)
+		}
+	}
+	return fixes
 }
 
 // kp201Kind is how a flag's value compares with its configuration field.

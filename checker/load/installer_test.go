@@ -106,7 +106,7 @@ func TestInstallerInstances(t *testing.T) {
 				"kind.yaml":  "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnetworking:\n  kubeProxyMode: iptables\nkubeadmConfigPatches:\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: nftables\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: ipvs\n",
 				"kind2.yaml": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: ipvs\nkubeadmConfigPatchesJSON6902:\n- kind: KubeProxyConfiguration\n  patch: |\n    - op: replace\n      path: /mode\n      value: nftables\n",
 			},
-			want: []string{"kind mode=ipvs/config@kind.yaml:13:3", "kind mode=nftables/installer@kind2.yaml:13:14"},
+			want: []string{"kind mode=ipvs/config@kind.yaml:13:9", "kind mode=nftables/installer@kind2.yaml:13:14"},
 		},
 		{
 			name: "kubekey v1alpha2, v4 Config over role defaults",
@@ -130,17 +130,17 @@ func TestInstallerInstances(t *testing.T) {
 		{
 			name:  "aks-engine addon disabled",
 			files: map[string]string{"api.json": "{\"apiVersion\": \"vlabs\", \"properties\": {\"orchestratorProfile\": {\"kubernetesConfig\": {\"kubeProxyMode\": \"ipvs\", \"addons\": [{\"name\": \"kube-proxy\", \"enabled\": false}]}}}}\n"},
-			want:  []string{"aks-engine mode=ipvs/installer@api.json:1:103 disabled=false@api.json:1:144"},
+			want:  []string{"aks-engine mode=ipvs/installer@api.json:1:102 disabled=false@api.json:1:144"},
 		},
 		{
 			name:  "kubeasz inventory",
 			files: map[string]string{"clusters/k8s-01/hosts": "[kube_master]\n10.0.0.1\n\n[all:vars]\n#PROXY_MODE=\"iptables\"\nPROXY_MODE=\"ipvs\"\n"},
-			want:  []string{"kubeasz mode=ipvs/installer@clusters/k8s-01/hosts:6:13"},
+			want:  []string{"kubeasz mode=ipvs/installer@clusters/k8s-01/hosts:6:12"},
 		},
 		{
 			name:  "ack terraform",
 			files: map[string]string{"main.tf": "resource \"alicloud_cs_managed_kubernetes\" \"a\" {\n  proxy_mode = \"iptables\"\n}\nresource \"alicloud_cs_managed_kubernetes\" \"b\" {\n}\n"},
-			want:  []string{"ack mode=iptables/installer@main.tf:2:17", "ack mode=ipvs/installer default"},
+			want:  []string{"ack mode=iptables/installer@main.tf:2:16", "ack mode=ipvs/installer default"},
 		},
 		{
 			name:  "sealos Clusterfile: one instance, not a kubeadm one",
@@ -155,7 +155,7 @@ func TestInstallerInstances(t *testing.T) {
 		{
 			name:  "scripted switch",
 			files: map[string]string{"switch.sh": "#!/bin/sh\nkubectl get cm kube-proxy -n kube-system -o yaml | sed 's/mode: \"\"/mode: \"ipvs\"/' | kubectl apply -f -\n"},
-			want:  []string{"script mode=ipvs/installer@switch.sh:2:75"},
+			want:  []string{"script mode=ipvs/installer@switch.sh:2:74"},
 		},
 		{
 			name:  "kubespray cilium replacement",

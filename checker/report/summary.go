@@ -38,13 +38,13 @@ func TargetsText(ts []checker.Target, fallback checker.Target) string {
 	}
 	switch len(groups) {
 	case 0:
-		return "target " + fallback.Version.String() + " (" + sanitize(TargetText(fallback)) + ")"
+		return "target " + fallback.Version.String() + " (" + Terminal(TargetText(fallback)) + ")"
 	case 1:
-		return "target " + groups[0].t.Version.String() + " (" + sanitize(TargetText(groups[0].t)) + ")"
+		return "target " + groups[0].t.Version.String() + " (" + Terminal(TargetText(groups[0].t)) + ")"
 	}
 	parts := make([]string, len(groups))
 	for i, g := range groups {
-		parts[i] = sanitize(strings.Join(g.scopes, ", ")) + " " + g.t.Version.String() + " (" + sanitize(TargetText(g.t)) + ")"
+		parts[i] = Terminal(strings.Join(g.scopes, ", ")) + " " + g.t.Version.String() + " (" + Terminal(TargetText(g.t)) + ")"
 	}
 	return "targets by scope: " + strings.Join(parts, "; ")
 }

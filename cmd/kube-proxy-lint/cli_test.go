@@ -204,8 +204,8 @@ func TestVerbose(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, "app.conf"), "listen 80;\n")
 	r := runCLI(t, "", "--verbose", "--no-config", "--target-version", "1.40", dir)
 	for _, want := range []string{
-		"kube-proxy-lint: read kp.yaml as YAML: KubeProxyConfiguration\n",
-		"kube-proxy-lint: read node/start.sh as text: kube-proxy command line at line 2\n",
+		"kube-proxy-lint: read kp.yaml as YAML: KubeProxyConfiguration (name ends in .yaml)\n",
+		"kube-proxy-lint: read node/start.sh as text: kube-proxy command line at line 2 (",
 		"kube-proxy-lint: skipped README.md: not a kind of file kube-proxy-lint reads (by its name)\n",
 		"kube-proxy-lint: skipped vendor/: a directory kube-proxy-lint never enters\n",
 		"kube-proxy-lint: skipped build/: ignored by .gitignore\n",

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -223,14 +222,9 @@ func (fr *fixRun) finishDiff(ctx context.Context, res *fix.Result, out *engine.O
 	if err != nil {
 		return c.fail(err)
 	}
-	for i, o := range cfg.outputs {
-		if o.path == "" {
-			continue // stdout holds the diff
-		}
-		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, result) }); err != nil {
-			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
-			code = exitError
-		}
+	// stdout holds the diff.
+	if !c.writeOutputs(ctx, cfg, fr.root, result, formatters, true) {
+		code = exitError
 	}
 	return code
 }
@@ -278,11 +272,8 @@ func (fr *fixRun) finishFix(ctx context.Context, res *fix.Result, first *engine.
 	if err != nil {
 		return c.fail(err)
 	}
-	for i, o := range cfg.outputs {
-		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, result) }); err != nil {
-			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
-			code = exitError
-		}
+	if !c.writeOutputs(ctx, cfg, root, result, formatters, false) {
+		code = exitError
 	}
 	if len(failed) > 0 {
 		return exitError

@@ -119,7 +119,7 @@ func TestFixAppliesSafeFixes(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"kube-proxy-lint: fixed 4 findings in 3 files: KP002 (1), KP101 (1), KP201 (2)\n",
+		"kube-proxy-lint: fixed 4 findings in 3 files: KP002 (1), KP101 (1), KP106 (1), KP201 (1)\n",
 		"kube-proxy-lint: 1 more finding has an unsafe fix, which changes behaviour: KP102 (1); --fix --unsafe-fixes applies them",
 	} {
 		if !strings.Contains(r.stderr, want) {

@@ -368,9 +368,25 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		}
 	}
 	c.printNotes(cfg, out)
+	if !c.writeOutputs(ctx, cfg, root, res, formatters, false) {
+		code = exitError
+	}
+	if !cfg.quiet && (!textOnStdout(cfg) || len(res.Findings) == 0) {
+		fmt.Fprintf(c.stderr, "%s: %s\n", progName, runSummary(ws, res))
+	}
+	return code
+}
+
+// writeOutputs writes every output of the run (skipping stdout when it holds a diff), the
+// formats read in a terminal with names relative to the current directory. It reports whether
+// every output was written.
+func (c *cli) writeOutputs(ctx context.Context, cfg *lintConfig, root string, res *report.Result, formatters []report.Formatter, noStdout bool) bool {
 	local := map[string]*report.Result{} // res with names relative to the current directory, by prefix
-	summarized := false                  // a text output on stdout ends with the summary line
+	ok := true
 	for i, o := range cfg.outputs {
+		if noStdout && o.path == "" {
+			continue
+		}
 		r := res
 		if terminalFormats[o.format] {
 			prefix := cfg.pathPrefix
@@ -382,18 +398,22 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 			}
 			r = local[prefix]
 		}
-		if o.format == "text" && o.path == "" {
-			summarized = true
-		}
 		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, r) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
-			code = exitError
+			ok = false
 		}
 	}
-	if !cfg.quiet && (!summarized || len(res.Findings) == 0) {
-		fmt.Fprintf(c.stderr, "%s: %s\n", progName, runSummary(ws, res))
+	return ok
+}
+
+// textOnStdout reports whether a text output goes to stdout: it ends with its own summary.
+func textOnStdout(cfg *lintConfig) bool {
+	for _, o := range cfg.outputs {
+		if o.format == "text" && o.path == "" {
+			return true
+		}
 	}
-	return code
+	return false
 }
 
 // loadRun loads what a run lints: the files (loadWorkspace), with the target's source from the
