@@ -49,7 +49,7 @@ func FuzzFormats(f *testing.F) {
 			}
 			out := buf.String()
 			switch format {
-			case "json", "sarif", "rdjson":
+			case "json", "sarif", "rdjson", "codeclimate", "sonarqube":
 				if !json.Valid(buf.Bytes()) {
 					t.Fatalf("%s: invalid JSON", format)
 				}
@@ -59,10 +59,10 @@ func FuzzFormats(f *testing.F) {
 						t.Fatalf("rdjsonl: invalid line %q", l)
 					}
 				}
-			case "checkstyle":
+			case "checkstyle", "junit":
 				var v any
 				if err := xml.Unmarshal(buf.Bytes(), &v); err != nil {
-					t.Fatalf("checkstyle: %v", err)
+					t.Fatalf("%s: %v", format, err)
 				}
 			default: // text, github, markdown
 				if c, bad := unsafeIn(out, true); bad {

@@ -89,11 +89,15 @@ func TestHelpListsCommands(t *testing.T) {
 func TestRulesAndExplainReadConfig(t *testing.T) {
 	dir := t.TempDir()
 	mustMkdir(t, filepath.Join(dir, ".git"))
-	abs, err := filepath.Abs(orgPolicies)
-	if err != nil {
-		t.Fatal(err)
+	// The repository's own policies (policy-dirs must lie inside the repository).
+	for _, name := range []string{"kube_proxy_image.rego", "lib/k8s.rego"} {
+		b, err := os.ReadFile(filepath.Join(orgPolicies, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, filepath.Join(dir, "policies", name), string(b))
 	}
-	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "policy-dirs: ["+abs+"]\ndisable: [KP204]\nenable: [KP604]\nseverity:\n  mode-ipvs: info\ntarget-version: \"1.39\"\n")
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "policy-dirs: [policies]\ndisable: [KP204]\nenable: [KP604]\nseverity:\n  mode-ipvs: info\ntarget-version: \"1.39\"\n")
 	t.Chdir(dir)
 	r := runCLI(t, "", "rules", "--format", "json")
 	var doc struct {
