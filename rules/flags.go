@@ -8,6 +8,9 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
+// Command-line flags: their values and comma-separated lists with positions, YAML 1.1
+// booleans, how a flag is written, and a --proxy-mode that --config makes kube-proxy ignore.
+
 // reportOnce remembers findings so that a configuration shared by several kube-proxy
 // instances is reported once.
 type reportOnce map[string]bool

@@ -11,8 +11,8 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
 )
 
-// Shared helpers of KP401 (iptables-chain-dependency) and KP402 (ipvs-state-dependency): they
-// visit every real command of the workspace (scripts, systemd Exec lines, Dockerfiles,
+// Shell commands wherever they are, for KP401 (iptables-chain-dependency) and KP402
+// (ipvs-state-dependency): a visitor of every real command of the workspace (scripts, systemd Exec lines, Dockerfiles,
 // Makefile recipes, container command/args and sh -c scripts, Ansible shell/command tasks,
 // ConfigMap scripts, cloud-init runcmd) with a way to position any part of a word.
 

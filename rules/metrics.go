@@ -9,8 +9,8 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
-// Shared helpers of KP501 (mode-specific-metric) and KP502 (alert-without-absent): the
-// kube-proxy metrics that only some modes export (RULES.md §1), and the PromQL expressions
+// kube-proxy's metrics, for KP501 (mode-specific-metric) and KP502 (alert-without-absent): the
+// metrics that only some modes export (RULES.md §1), and the PromQL expressions
 // of Prometheus rule groups and Grafana dashboards.
 
 // proxyMetric is a kube-proxy metric that only some modes export.

@@ -6,6 +6,9 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
+// Mode conflicts between an installer's settings and the installer's own extra args, or a
+// kube-proxy ConfigMap or DaemonSet of the same cluster scope (KP106).
+
 // kp106Installers reports installer settings that disagree with the installer's own extra
 // args, or with a kube-proxy ConfigMap or DaemonSet of the same scope.
 func kp106Installers(p *checker.Pass) {

@@ -11,6 +11,9 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
+// The KubeProxyConfigurations kube-proxies read, where their mode comes from, and edits of
+// their fields: delete a field with its comments, insert lines after one (KP202, KP203).
+
 // configUse is a KubeProxyConfiguration that kube-proxy reads, with the mode it runs in.
 type configUse struct {
 	doc  *checker.Document

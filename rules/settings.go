@@ -4,6 +4,9 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
+// Where findings about a kube-proxy's effective settings go (the config field, the flag, or
+// where a default applies) and what the notes about them say.
+
 // reportSetting reports a finding at the source of an effective setting: the config field,
 // the flag, or (for a default) the workload's container or the config's kind line.
 func reportSetting(p *checker.Pass, in *checker.Instance, s checker.Setting, sev checker.Severity, msg string, fixes ...checker.Fix) {

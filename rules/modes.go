@@ -9,7 +9,8 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
-// Shared helpers of KP101 (mode-unset), KP103 (mode-invalid) and KP104 (ipvs-gate).
+// The proxy mode: fixes that pin or replace it (and the line edits they make), the ipvs
+// feature gates, and kube-proxies that run on Windows. Used by KP101, KP103, KP104 and others.
 
 // The ipvs feature gates. KP104 owns both names: KP105 (feature-gate-invalid) must skip them
 // (use isIPVSGate), so a KubeProxyIPVS or SupportIPVSProxyMode setting is reported once.

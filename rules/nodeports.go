@@ -10,8 +10,10 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
-// Shared helpers of the NodePort rules KP301 (nodeport-addresses-narrowed), KP302
-// (loopback-nodeport) and KP303 (localhost-nodeports-incomplete), also used by KP501.
+// NodePorts and the kube-proxies that serve them: the Linux kube-proxies with their mode at
+// each target, where a finding about a kube-proxy as a whole goes, the note that says where its
+// mode comes from, the localhost NodePort gate and nodePortAddresses fixes. Used by KP301,
+// KP302, KP303 and KP501.
 
 // gateNFTablesLocalhostNodePorts enables loopback NodePorts in nftables mode (1.37 alpha,
 // 1.38 beta).
