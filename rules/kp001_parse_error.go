@@ -16,31 +16,12 @@ var KP001 = &checker.Rule{
 	Name:     "parse-error",
 	Severity: checker.SeverityError,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod", "Deployment", "StatefulSet", "ReplicaSet", "Job", "CronJob", "Service"},
-	Doc: checker.Doc{
-		Title: "manifest or kube-proxy configuration cannot be decoded",
-		Why: `A file that declares ` + "`apiVersion`" + ` or ` + "`kind`" + ` (a Kubernetes manifest, a
-KubeProxyConfiguration, an installer config) could not be decoded: the YAML is malformed, or a value has
-the wrong type (a string where kube-proxy expects a number, a number where it expects a duration such as
-` + "`30s`" + `).
-
-kube-proxy treats both as fatal: a YAML syntax error or a wrongly typed field in its configuration file
-makes it exit at startup, unlike unknown fields, which it drops. ` + "`kubectl apply`" + ` rejects such a
-manifest too. Every other rule is blind to a document that does not decode, so its problems stay hidden
-until it is fixed.
-
-The finding points at the line the decoder stopped at: for a syntax error the line of the construct that
-is not closed or not allowed, for a type error the offending value. Inside a ConfigMap it points into the
-` + "`config.conf`" + ` block. Later documents of the same file are still decoded and checked.
-
-Templated files (Helm, Jinja2, ERB, Go templates) are exempt where a placeholder is near the error, and
-YAML files without ` + "`apiVersion`" + ` or ` + "`kind`" + ` are only reported as load notices.`,
-		Remediation: `Fix the syntax at the reported line (close the flow sequence or mapping, fix the
-indentation, quote values that contain ` + "`: `" + ` or start with a special character), or give the
-field a value of the expected type: integers unquoted, durations with a unit (` + "`30s`" + `, ` + "`1m`" + `).`,
+	Doc: withProse("kp001_parse_error.md", checker.Doc{
+		Title:  "manifest or kube-proxy configuration cannot be decoded",
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nnodePortAddresses: [10.0.0.0/8, 192.168.0.0/16\nconntrack:\n  maxPerCore: lots\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nnodePortAddresses: [10.0.0.0/8, 192.168.0.0/16]\nconntrack:\n  maxPerCore: 32768\n",
 		Since:  "0.1.0",
-	},
+	}),
 	Run: runKP001,
 }
 

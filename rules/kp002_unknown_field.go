@@ -19,25 +19,8 @@ var KP002 = &checker.Rule{
 	Name:     "unknown-field",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap"},
-	Doc: checker.Doc{
+	Doc: withProse("kp002_unknown_field.md", checker.Doc{
 		Title: "unknown, misspelled, removed or duplicate field in a KubeProxyConfiguration",
-		Why: `kube-proxy decodes its configuration file strictly first; when that fails because of an unknown
-or duplicate field, it falls back to lenient decoding, drops the unknown field, keeps the last of the
-duplicates and logs a single Info line. It does not exit. A misspelled field therefore has no effect at
-all, and nobody notices: ` + "`nodePortAddress: [10.0.0.0/8]`" + ` leaves NodePorts open on every
-address, ` + "`Mode: ipvs`" + ` (field names are case-sensitive) leaves the default mode in place, and
-` + "`scheduler`" + ` written under ` + "`iptables:`" + ` instead of ` + "`ipvs:`" + ` is ignored.
-
-The rule also reports fields that the target version does not know: ` + "`udpIdleTimeout`" + ` was removed
-in 1.26 together with the userspace mode; ` + "`iptables.localhostNodePorts`" + ` exists from 1.26; the
-` + "`nftables`" + ` section and ` + "`conntrack.tcpBeLiberal`" + `, ` + "`conntrack.udpTimeout`" + `,
-` + "`conntrack.udpStreamTimeout`" + ` exist from 1.29.
-
-For a duplicate field the finding says which occurrence wins (the last one). Standalone files,
-kubeadm documents and configurations embedded in a ConfigMap (` + "`config.conf: |`" + `) are all checked.`,
-		Remediation: `Rename the field to the one suggested (the fix does that when the suggestion is
-close: a wrong letter case or one or two typos), move it to the section it belongs to, or delete it.
-For a duplicate, keep one occurrence with the value you mean.`,
 		Fixes: []checker.FixDoc{
 			{Text: "Rename a misspelled field to the one suggested when the suggestion is close (letter case, one or two typos); the value then applies.", Safety: checker.Unsafe, Preferred: true},
 			{Text: "Delete the field kube-proxy drops (unknown, removed, not yet known at the target, or an ignored duplicate): what kube-proxy runs stays the same.", Safety: checker.Safe, Preferred: true},
@@ -45,7 +28,7 @@ For a duplicate, keep one occurrence with the value you mean.`,
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nMode: nftables\nnodePortAddress: [\"primary\"]\nudpIdleTimeout: 250ms\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\"]\n",
 		Since:  "0.1.0",
-	},
+	}),
 	Run: runKP002,
 }
 

@@ -21,52 +21,15 @@ var KP003 = &checker.Rule{
 	Name:     "invalid-value",
 	Severity: checker.SeverityError,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
-	Doc: checker.Doc{
-		Title: "value that kube-proxy rejects at startup",
-		Why: `kube-proxy validates its configuration before it starts proxying and exits when a value is
-invalid; every node's kube-proxy then crash-loops and Services stop being updated. The rule checks what
-kube-proxy's validation rejects at the target version:
-
-- ` + "`apiVersion`" + ` other than ` + "`kubeproxy.config.k8s.io/v1alpha1`" + ` for kind
-  KubeProxyConfiguration (the only version that exists);
-- ` + "`nodePortAddresses`" + ` entries that are neither CIDRs nor a keyword the target accepts: before
-  1.31 only CIDRs; 1.31–1.36 CIDRs, or ` + "`primary`" + ` as the only entry; from 1.37 ` + "`primary`" + `,
-  ` + "`localhost`" + ` and ` + "`all`" + ` in any mix with CIDRs, each keyword at most once;
-- ` + "`iptables.masqueradeBit`" + ` (and ` + "`nftables.masqueradeBit`" + ` in nftables mode) outside 0–31;
-- a negative ` + "`syncPeriod`" + ` or ` + "`minSyncPeriod`" + `, or ` + "`minSyncPeriod`" + ` longer than
-  ` + "`syncPeriod`" + `, in the section the effective mode reads (` + "`ipvs:`" + ` in ipvs mode,
-  ` + "`nftables:`" + ` in nftables mode, ` + "`iptables:`" + ` otherwise; before 1.31 ` + "`iptables:`" + ` is
-  validated in every mode). An unset or zero period takes the default (30s; minimum 1s for iptables and
-  nftables, 0 for ipvs), so only a value that is written counts;
-- ` + "`bindAddress`" + ` that is not an IP; ` + "`healthzBindAddress`" + ` or ` + "`metricsBindAddress`" + `
-  that is neither an IP nor IP:port with a port 1–65535 (empty is fine);
-- ` + "`oomScoreAdj`" + ` outside −1000..1000; negative ` + "`conntrack`" + ` values (` + "`maxPerCore`" + `,
-  ` + "`min`" + `, timeouts), negative ` + "`configSyncPeriod`" + ` or ` + "`clientConnection.burst`" + `, and in
-  ipvs mode negative ipvs timeouts and ` + "`ipvs.excludeCIDRs`" + ` entries that are not CIDRs;
-- ` + "`detectLocalMode`" + ` other than ` + "`ClusterCIDR`" + `, ` + "`NodeCIDR`" + `, ` + "`BridgeInterface`" + `,
-  ` + "`InterfaceNamePrefix`" + ` or empty (the values are case-sensitive); ` + "`BridgeInterface`" + ` without
-  ` + "`detectLocal.bridgeInterface`" + `, ` + "`InterfaceNamePrefix`" + ` without
-  ` + "`detectLocal.interfaceNamePrefix`" + `; a ` + "`clusterCIDR`" + ` that is not one CIDR or an IPv4/IPv6 pair.
-
-When kube-proxy runs without ` + "`--config`" + `, the same checks apply to its flags
-(` + "`--nodeport-addresses`" + `, ` + "`--iptables-masquerade-bit`" + `, ` + "`--oom-score-adj`" + `,
-` + "`--detect-local-mode`" + `, ` + "`--bind-address`" + `, ` + "`--healthz-bind-address`" + `,
-` + "`--metrics-bind-address`" + `, ` + "`--conntrack-*`" + `, the sync periods, ` + "`--cluster-cidr`" + `), and a
-number or duration flag whose value does not parse is reported too (kube-proxy exits on it). With
-` + "`--config`" + ` these flags are ignored (see KP201). Invalid ` + "`mode`" + ` values and feature gates are
-reported by KP103 and KP105.`,
-		Remediation: `Correct the value at the reported position: write CIDRs (` + "`10.0.0.0/8`" + `,
-not ` + "`10.0.0.1`" + ` or an interface name) or a keyword the target version accepts in
-` + "`nodePortAddresses`" + `; keep bits, scores and counts in range; give durations a positive value with a
-unit; pair ` + "`BridgeInterface`" + ` or ` + "`InterfaceNamePrefix`" + ` with its ` + "`detectLocal`" + ` field. The
-fix for a wrong ` + "`apiVersion`" + ` sets it to ` + "`kubeproxy.config.k8s.io/v1alpha1`" + `.`,
+	Doc: withProse("kp003_invalid_value.md", checker.Doc{
+		Title:  "value that kube-proxy rejects at startup",
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1beta1\nkind: KubeProxyConfiguration\nnodePortAddresses: [\"10.0.0.1\", \"primary\"]\niptables:\n  masqueradeBit: 40\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nnodePortAddresses: [\"10.0.0.0/24\"]\niptables:\n  masqueradeBit: 14\n",
 		Since:  "0.1.0",
 		Fixes: []checker.FixDoc{
 			{Text: `Set a wrong apiVersion to ` + "`kubeproxy.config.k8s.io/v1alpha1`" + `, or add it when it is missing. kube-proxy exits on the file as it is, so the repaired file starts a kube-proxy that did not run.`, Safety: checker.Unsafe, Preferred: true},
 		},
-	},
+	}),
 	Run: runKP003,
 }
 

@@ -12,59 +12,8 @@ var KP101 = &checker.Rule{
 	Name:     "mode-unset",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
-	Doc: checker.Doc{
+	Doc: withProse("kp101_mode_unset.md", checker.Doc{
 		Title: "kube-proxy mode is left to the default, which changes in 1.40",
-		Why: `When ` + "`mode`" + ` is unset or empty, kube-proxy picks the default: ` + "`iptables`" + ` on Linux
-through 1.39. From 1.40 the default becomes ` + "`nftables`" + ` (KEP-5343), so the same manifest
-silently moves the cluster to another data plane on upgrade: NodePorts are then accepted only on the
-node's primary addresses, loopback NodePorts stop working, the ` + "`KUBE-*`" + ` iptables chains and the
-iptables-only metrics disappear, and nodes need Linux 5.13 or newer. Since 1.37 kube-proxy logs an
-error and emits a ` + "`KubeProxyDefaultMode`" + ` event when the mode is unset.
-
-The rule looks at the effective configuration of each kube-proxy:
-
-- a ` + "`KubeProxyConfiguration`" + ` (a file, a ConfigMap key such as ` + "`config.conf`" + `, a kubeadm
-  document) with no ` + "`mode`" + `, or with ` + "`mode: \"\"`" + ` or ` + "`mode: null`" + `. The finding points
-  at the ` + "`kind:`" + ` line when the field is absent (also inside a ConfigMap block scalar), or at the
-  empty value;
-- a kube-proxy command line (DaemonSet, Pod, static Pod) with neither ` + "`--config`" + ` nor
-  ` + "`--proxy-mode`" + `. There is no flag to point at, so the finding points at the kube-proxy program: the
-  ` + "`command`" + `/` + "`args`" + ` item naming the binary, the ` + "`kube-proxy`" + ` word inside a ` + "`sh -c`" + `
-  script, the ` + "`args`" + ` key when the container runs a kube-proxy image without a command, or else the
-  container's name. That is where the missing flag has to be added;
-- the same command line in a shell script, a systemd unit (` + "`ExecStart=`" + `), a Dockerfile, a Makefile
-  recipe, or a kube-proxy flag file (one flag per line): the finding points at the program word, or at
-  the first flag of a flag file. Flags in a variable (` + "`kube-proxy $KUBE_PROXY_ARGS`" + `) are read from
-  the same file's assignment or ` + "`Environment=`" + ` line; a command line whose variable comes from
-  elsewhere is not reported.
-
-Not reported: Windows kube-proxies (their only mode, ` + "`kernelspace`" + `, is also the default and does
-not change), recognised by a ` + "`kubernetes.io/os: windows`" + ` nodeSelector, a ` + "`kube-proxy.exe`" + ` command line,
-or, for a configuration no workload in the repository uses, a non-empty ` + "`winkernel:`" + ` section; a ` + "`--config`" + ` path that cannot be resolved to a file in the repository (the mode is
-unknown, not defaulted); containers that only run ` + "`kube-proxy --cleanup`" + `, ` + "`--version`" + `, ` + "`--help`" + ` or
-` + "`--write-config-to`" + `. A ` + "`--proxy-mode`" + ` flag passed together with ` + "`--config`" + ` is ignored by kube-proxy, so it
-does not count as setting the mode (KP106 and KP201 report it).
-
-Installer configurations are reported only where the installer's own default changes with the
-target version: a kubeadm ` + "`ClusterConfiguration`" + ` without a ` + "`KubeProxyConfiguration`" + ` document (kubeadm
-writes ` + "`mode: iptables`" + ` when unset through 1.39 and defaults to nftables from 1.40; the finding is at
-the ` + "`kind:`" + ` line, and not reported when the repository holds the kube-proxy ConfigMap of that
-cluster, see KP205). Installers that pin a default of their own are not "unset": kind, kops, k3s,
-RKE2, RKE1, EKS, Gardener and AKS default to iptables, Talos to nftables (since Talos 1.8), and
-kubespray to ipvs (KP102 reports that).`,
-		Remediation: `Pin the mode explicitly. The first fix writes ` + "`mode: iptables`" + `, the mode the cluster runs
-today, so an upgrade to 1.40 changes nothing; switch to ` + "`nftables`" + ` later as a deliberate, tested
-change. The second fix writes ` + "`mode: nftables`" + ` directly; use it when the nodes run Linux 5.13 or newer
-and nothing depends on iptables behaviour (or when the cluster already runs 1.40 or newer with the
-new default).
-
-For a ` + "`KubeProxyConfiguration`" + ` the fix inserts a ` + "`mode:`" + ` line right after the ` + "`kind:`" + ` line, with
-the indentation of that line (inside a ConfigMap block scalar too), or fills in the empty value. For a
-command line without ` + "`--config`" + ` it adds ` + "`--proxy-mode=iptables`" + ` as a new sequence item after the
-kube-proxy program item, in the sequence's own style (block or flow, quoted like its neighbour); in a
-script, unit, Dockerfile or Makefile it adds the flag right after the program word (as a JSON item in a
-Dockerfile exec form), in a flag file as a new first line. No fix is offered inside ` + "`sh -c`" + ` scripts (quoting and line continuations make a safe edit guesswork) or for
-flow-style and JSON configurations: add the flag or field by hand.`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clusterCIDR: 10.244.0.0/16
@@ -80,7 +29,7 @@ clusterCIDR: 10.244.0.0/16
 			{Text: `Set the mode to ` + "`nftables`" + `, the default from 1.40, instead.`, Safety: checker.Unsafe},
 		},
 		SeverityText: "warning up to target 1.39; error from target 1.40 on Linux, where the default switches the data plane from iptables to nftables",
-	},
+	}),
 	Run: runKP101,
 
 	// An error from 1.40, where the default mode changes (what `rules` shows at a target).

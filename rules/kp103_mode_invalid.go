@@ -15,38 +15,8 @@ var KP103 = &checker.Rule{
 	Name:     "mode-invalid",
 	Severity: checker.SeverityError,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
-	Doc: checker.Doc{
+	Doc: withProse("kp103_mode_invalid.md", checker.Doc{
 		Title: "kube-proxy mode is not one kube-proxy accepts",
-		Why: `kube-proxy validates ` + "`mode`" + ` at startup and exits when it is not accepted. The value is
-case-sensitive. Linux accepts ` + "`\"\"`" + ` (the default), ` + "`iptables`" + `, ` + "`nftables`" + `, and ` + "`ipvs`" + ` only while the
-` + "`KubeProxyIPVS`" + ` feature gate is enabled; Windows accepts ` + "`\"\"`" + ` and ` + "`kernelspace`" + ` only.
-
-The rule reports:
-
-- ` + "`userspace`" + `: the mode was removed in 1.26;
-- a known mode in the wrong case or with blanks, such as ` + "`IPVS`" + `, ` + "`NFTables`" + ` or ` + "`IPTables`" + ` (the
-  spelling Gardener, AKS or old docs use), with the right spelling;
-- ` + "`kernelspace`" + ` on Linux, and any Linux mode on a Windows kube-proxy (one pinned to Windows
-  nodes with ` + "`nodeSelector: {kubernetes.io/os: windows}`" + ` or started as ` + "`kube-proxy.exe`" + `). A
-  configuration that no workload in the repository uses, with ` + "`mode: kernelspace`" + ` or a non-empty
-  ` + "`winkernel:`" + ` section, is taken to be a Windows configuration;
-- unknown values, with the closest valid mode when there is one;
-- ` + "`ipvs`" + ` together with ` + "`KubeProxyIPVS: false`" + ` (from 1.37, while the gate exists): kube-proxy exits.
-
-It reads the mode that kube-proxy honours: the ` + "`mode`" + ` field of the configuration in use, or
-` + "`--proxy-mode`" + ` when kube-proxy runs without ` + "`--config`" + `. A ` + "`--proxy-mode`" + ` passed together with
-` + "`--config`" + ` is ignored by kube-proxy, so it cannot make kube-proxy exit (KP201 reports it). The
-deprecation and removal of a valid ` + "`ipvs`" + ` mode is KP102's subject; an empty mode is KP101's.
-
-Installer settings are checked against the installer's own vocabulary, which is not always
-kube-proxy's: Gardener accepts ` + "`IPTables`" + `, ` + "`IPVS`" + `, ` + "`NFTables`" + ` and AKS ` + "`IPTABLES`" + `, ` + "`IPVS`" + `,
-` + "`NFTABLES`" + ` (so ` + "`IPVS`" + ` there is right), kind also ` + "`none`" + `, while kubespray, kops, Talos and EKS
-pass the value to kube-proxy as it is (so ` + "`IPVS`" + ` there makes kube-proxy exit). A value in the wrong
-case gets a fix to the installer's spelling.`,
-		Remediation: `Write the mode in lowercase, as one of ` + "`iptables`" + ` or ` + "`nftables`" + ` on Linux (` + "`ipvs`" + ` is
-deprecated, see KP102) and ` + "`kernelspace`" + ` on Windows. For the wrong case the fix replaces the value with
-its lowercase spelling. A configuration that sets ` + "`KubeProxyIPVS: false`" + ` must not use ` + "`mode: ipvs`" + `:
-pick another mode, or remove the gate setting while ipvs is still needed.`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: NFTables
@@ -59,7 +29,7 @@ mode: nftables
 		Fixes: []checker.FixDoc{
 			{Text: `Repair the letter case or blanks of a mode value (` + "`IPVS`" + ` becomes ` + "`ipvs`" + `), or write an installer's mode in its own spelling. kube-proxy rejects the value as it is, so the repair changes what runs.`, Safety: checker.Unsafe, Preferred: true},
 		},
-	},
+	}),
 	Run: runKP103,
 }
 

@@ -15,37 +15,8 @@ var KP104 = &checker.Rule{
 	Name:     "ipvs-gate",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
-	Doc: checker.Doc{
+	Doc: withProse("kp104_ipvs_gate.md", checker.Doc{
 		Title: "KubeProxyIPVS feature gate set: it only defers the end of ipvs mode",
-		Why: `1.37 adds the ` + "`KubeProxyIPVS`" + ` feature gate (Deprecated stage, default true). In 1.40 its default
-becomes false and kube-proxy in ipvs mode exits unless the gate is set to true. Setting it to true
-only buys time: in 1.43 the ipvs code is deleted and the gate no longer brings ipvs back, and in 1.46
-the gate itself is removed, after which setting it at all makes kube-proxy exit ("unrecognized
-feature gate"). Before 1.37 the gate does not exist, so setting it is just as fatal.
-
-The rule reports, for the gates kube-proxy honours (the configuration's ` + "`featureGates`" + ` with
-` + "`--config`" + `, else ` + "`--feature-gates`" + `):
-
-- ` + "`KubeProxyIPVS: true`" + `: a warning that names the version at which it stops helping; when the
-  effective mode is not ipvs, the setting has no effect at all;
-- ` + "`KubeProxyIPVS`" + ` set to anything at a target where the gate does not exist (before 1.37, from
-  1.46), or to a value that is not a boolean: an error, kube-proxy exits;
-- ` + "`SupportIPVSProxyMode`" + `, the gate that enabled ipvs mode in 1.8–1.10, removed in 1.20: an error,
-  kube-proxy exits on the unknown gate. It is still found in old kubeadm and kube-proxy examples.
-
-` + "`KubeProxyIPVS: false`" + ` with a mode other than ipvs is harmless and not reported (it is the default
-from 1.40); with ` + "`mode: ipvs`" + ` kube-proxy exits, which KP103 reports at the mode.
-
-The finding points at the gate's key in ` + "`featureGates`" + `, or at the gate's entry inside the
-` + "`--feature-gates`" + ` value. KP104 owns these two gate names: KP105 (feature-gate-invalid), which reports
-unknown, removed and locked gates in general, skips ` + "`KubeProxyIPVS`" + ` and ` + "`SupportIPVSProxyMode`" + ` so each
-setting is reported once, with the ipvs-specific explanation.`,
-		Remediation: `Move off ipvs (see KP102): ` + "`nftables`" + ` on nodes with Linux 5.13 or newer, or ` + "`iptables`" + ` as an
-interim. Then delete the gate setting. The fix removes the gate where removing it cannot change what
-kube-proxy does: ` + "`SupportIPVSProxyMode`" + ` always; ` + "`KubeProxyIPVS`" + ` when the target has no such gate, when
-the ipvs code is already gone (1.43 and later), or when the effective mode is not ipvs. It deletes the
-key's line (and an emptied ` + "`featureGates:`" + ` line right above it) or the entry in the
-` + "`--feature-gates`" + ` list (the whole flag when it was the only entry).`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 featureGates:
@@ -62,7 +33,7 @@ mode: nftables
 			{Text: `Remove a setting that makes kube-proxy exit (the gate does not exist at the target, ` + "`SupportIPVSProxyMode`" + `) or that does nothing once the ipvs code is gone (1.43).`, Safety: checker.Unsafe, Preferred: true},
 		},
 		SeverityText: "warning for `KubeProxyIPVS: true` from target 1.37 to 1.45; error for `KubeProxyIPVS` set at targets before 1.37 or from 1.46 (no such gate) or to a non-boolean value; error for `SupportIPVSProxyMode`",
-	},
+	}),
 	Run: runKP104,
 
 	// KubeProxyIPVS: true is a warning while the gate exists (1.37 to 1.45), an error before

@@ -17,39 +17,8 @@ var KP105 = &checker.Rule{
 	Name:     "feature-gate-invalid",
 	Severity: checker.SeverityError,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
-	Doc: checker.Doc{
+	Doc: withProse("kp105_feature_gate_invalid.md", checker.Doc{
 		Title: "feature gate unknown, removed or locked at the target version: kube-proxy exits",
-		Why: `kube-proxy validates its feature gates before it does anything else, and any of these makes it
-exit at startup:
-
-- a gate no Kubernetes component knows at that release ("unrecognized feature gate"): a typo, a
-  wrong case (gate names are case-sensitive), a gate that was removed, or one that only exists in a
-  later release. ` + "`NFTablesProxyMode`" + ` (alpha 1.29, beta 1.31, GA and locked 1.33) is removed in
-  1.38, so every configuration that still sets it stops kube-proxy on upgrade; ` + "`KubeProxyNFTablesLocalhostNodePorts`" + `
-  only exists from 1.37 (alpha, off; beta and on in 1.38);
-- a gate locked to its default (GA or deprecated with LockToDefault) set to the other value, such
-  as ` + "`NFTablesProxyMode: false`" + ` from 1.33 to 1.37;
-- a value that is not a boolean: a quoted ` + "`\"true\"`" + ` or a number in ` + "`featureGates`" + ` (the
-  configuration no longer decodes), an entry without ` + "`=true`" + `/` + "`=false`" + ` or with another word in
-  ` + "`--feature-gates`" + `.
-
-kube-proxy registers every Kubernetes feature gate, so a gate that only matters to the kubelet or
-the API server is known and accepted; the rule only reports names no component knows at the target.
-
-The rule reads the gates kube-proxy honours: the configuration's ` + "`featureGates`" + ` when it runs with
-` + "`--config`" + `, else ` + "`--feature-gates`" + ` (a ` + "`--feature-gates`" + ` flag next to ` + "`--config`" + ` is ignored, which
-KP201 reports). ` + "`KubeProxyIPVS`" + ` and ` + "`SupportIPVSProxyMode`" + ` are left to KP104.
-
-The release data comes from a table built from the Kubernetes "Feature Gates" and "Feature Gates
-(removed)" documentation and ` + "`pkg/features/kube_features.go`" + `; it lists every gate known from 1.30
-to 1.37 and the kube-proxy gates before that. Below 1.30 a name missing from the table is not
-reported. Past 1.37 a name missing from the table may belong to a newer release, so it is an error
-only when it is close to a known gate (a likely typo) and a warning otherwise.`,
-		Remediation: `Delete gates that were removed or are locked: they can no longer change what kube-proxy does,
-so the setting has nothing left to do (` + "`NFTablesProxyMode`" + ` is not needed for ` + "`mode: nftables`" + ` since 1.31). Fix the
-spelling and case of unknown names (the message suggests the closest known gate). Do not set gates
-that only exist in a later release until the cluster runs it. Write values as plain ` + "`true`" + ` or
-` + "`false`" + `.`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 featureGates:
@@ -69,7 +38,7 @@ mode: nftables
 			{Text: "Remove any other rejected gate setting (unknown name, a gate of a later release, a locked gate set to its other value, a value that is not a boolean): kube-proxy exits on it, so the fix changes what runs.", Safety: checker.Unsafe, Preferred: true},
 		},
 		SeverityText: "error; warning for a name that is in no release up to 1.37 and not close to a known gate, at a target after 1.37 (it may be a gate added later)",
-	},
+	}),
 	Run: runKP105,
 }
 

@@ -14,44 +14,8 @@ var KP106 = &checker.Rule{
 	Name:     "mode-conflict",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"DaemonSet", "Pod", "KubeProxyConfiguration", "ConfigMap", "ClusterConfiguration"},
-	Doc: checker.Doc{
+	Doc: withProse("kp106_mode_conflict.md", checker.Doc{
 		Title: "sources for the same kube-proxy set different proxy modes",
-		Why: `When the repository says two different things about one kube-proxy's mode, only one of them
-is true, and a reader (or the next change) easily picks the wrong one. The rule reports:
-
-- a ` + "`--proxy-mode`" + ` flag next to ` + "`--config`" + ` whose value differs from the mode kube-proxy runs with.
-  With ` + "`--config`" + ` kube-proxy ignores ` + "`--proxy-mode`" + ` (kubernetes#98302) and takes the file's ` + "`mode`" + `, or
-  the default mode of the target version when the file sets none (iptables through 1.39, nftables
-  from 1.40). The finding is at the flag; the related locations show the file's ` + "`mode`" + ` line (or
-  its ` + "`kind`" + ` line when it has none) and how ` + "`--config`" + ` was resolved (volume mount, volume,
-  ConfigMap key).
-- a kubeadm configuration (a file with a ` + "`ClusterConfiguration`" + ` and a ` + "`KubeProxyConfiguration`" + `
-  document) whose mode differs from the ` + "`kube-system/kube-proxy`" + ` ConfigMap (` + "`config.conf`" + `) in the
-  same repository. kubeadm writes that ConfigMap from its own configuration on ` + "`kubeadm init`" + ` and
-  ` + "`kubeadm upgrade`" + `, so the ConfigMap's mode is undone by the next upgrade (or the kubeadm file no
-  longer describes the cluster). The finding is at the ConfigMap's ` + "`mode`" + `; the related location is
-  the kubeadm document's. When several of each are present, each ConfigMap is compared with the
-  kubeadm configurations nearest to it in the directory tree.
-
-Modes are compared as kube-proxy would run them at the target version: an unset mode counts as the
-default of that version.
-
-A ` + "`--proxy-mode`" + ` that contradicts the file is one finding, KP106's: KP201 (flag-ignored-by-config),
-which reports the other flags ` + "`--config`" + ` makes kube-proxy ignore, leaves it out, and KP106 offers
-KP201's fixes for it.
-
-Installer configurations are compared too:
-
-- an installer's mode setting and a ` + "`proxy-mode`" + ` in its extra args (Talos ` + "`cluster.proxy.mode`" + ` vs
-  ` + "`extraArgs.proxy-mode`" + `, the same in a ` + "`KubeProxyConfig`" + ` document): the extra arg wins, the finding
-  is at it;
-- an installer (kind, kops, kubespray, k3s, Talos, EKS, Gardener, AKS, RKE1) and a kube-proxy
-  ConfigMap or DaemonSet in the same scope that set different modes: the finding is at the
-  ConfigMap's or DaemonSet's mode, the related location at the installer's setting (or where its
-  default applies).`,
-		Remediation: `Decide which mode is meant and write it in the one place kube-proxy reads: the configuration
-file's ` + "`mode`" + ` (then delete ` + "`--proxy-mode`" + `), and in a kubeadm cluster the ` + "`KubeProxyConfiguration`" + `
-document of the kubeadm configuration as well as the ConfigMap.`,
 		Before: `containers:
 - name: kube-proxy
   command: [kube-proxy, --config=/var/lib/kube-proxy/config.conf, --proxy-mode=ipvs]
@@ -71,7 +35,7 @@ mode: iptables
 			{Text: `On a ` + "`--proxy-mode`" + ` next to ` + "`--config`" + `: remove the flag, which kube-proxy ignores whatever its value.`, Safety: checker.Safe, Preferred: true},
 			{Text: `On a ` + "`--proxy-mode`" + ` next to ` + "`--config`" + `: write its mode into the configuration file and remove the flag. The mode then changes.`, Safety: checker.Unsafe},
 		},
-	},
+	}),
 	Run: runKP106,
 }
 

@@ -18,31 +18,8 @@ var KP201 = &checker.Rule{
 	Name:     "flag-ignored-by-config",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"DaemonSet", "Pod", "Deployment", "KubeProxyConfiguration", "ConfigMap"},
-	Doc: checker.Doc{
+	Doc: withProse("kp201_flag_ignored_by_config.md", checker.Doc{
 		Title: "flag that kube-proxy ignores because --config is set",
-		Why: `When kube-proxy runs with ` + "`--config`" + `, the configuration built from the command line is replaced by
-the file. Only ` + "`--config`" + `, ` + "`--write-config-to`" + `, ` + "`--cleanup`" + `, ` + "`--init-only`" + `, ` + "`--master`" + `,
-` + "`--hostname-override`" + `, the logging flags (` + "`-v`" + `, ` + "`--vmodule`" + `, ` + "`--logging-format`" + `,
-` + "`--log-flush-frequency`" + `, ` + "`--log-*`" + `), ` + "`--version`" + `, ` + "`--help`" + ` and, on Windows, ` + "`--windows-service`" + ` are still
-read. Every other flag — ` + "`--proxy-mode`" + `, ` + "`--feature-gates`" + `, ` + "`--kubeconfig`" + `, ` + "`--nodeport-addresses`" + `,
-` + "`--ipvs-*`" + `, ` + "`--iptables-*`" + `, ` + "`--conntrack-*`" + `, ` + "`--masquerade-all`" + `, ` + "`--cluster-cidr`" + `,
-` + "`--bind-address`" + ` and so on — is silently ignored (kubernetes#98302, never fixed). A manifest that passes
-` + "`--proxy-mode=ipvs`" + ` next to ` + "`--config`" + ` reads as if the cluster ran ipvs while kube-proxy runs whatever
-the file says.
-
-The rule reports each ignored flag at the flag, inside the ` + "`command`" + `/` + "`args`" + ` item or the ` + "`sh -c`" + `
-script, and compares it with the configuration file when the file is in the linted files: the flag
-is redundant when the file already has the same value; otherwise the message says which value
-applies (the file's, or its default when the file does not set it).
-
-A ` + "`--proxy-mode`" + ` that differs from the file's mode is KP106's (mode-conflict), with the file's ` + "`mode`" + `
-as a note: one problem, one finding. KP201 reports a ` + "`--proxy-mode`" + ` that repeats the file's mode
-(redundant, with a fix that removes it) and every other ignored flag.`,
-		Remediation: `Set the value in the configuration file and delete the flag. The fix removes the flag (the
-whole ` + "`args`" + ` item, or the words in the script) only where that cannot lose anything: when the file
-already has the same value, or the flag has no effect at all (an empty value, ` + "`--proxy-port-range`" + `).
-When the file lacks the value or has another one, decide which value is meant, write it into the
-file, then delete the flag.`,
 		Before: `# config.conf in the kube-proxy ConfigMap sets mode: iptables
 containers:
 - name: kube-proxy
@@ -63,7 +40,7 @@ containers:
 			{Text: `Remove the ignored flag (the ` + "`args`" + ` item, or the words in a script): kube-proxy ignores it whatever its value.`, Safety: checker.Safe, Preferred: true},
 			{Text: `Write the flag's value into the configuration file kube-proxy reads and remove the flag, when the file lacks the value or has another one. The value then applies.`, Safety: checker.Unsafe},
 		},
-	},
+	}),
 	Run: runKP201,
 }
 

@@ -15,32 +15,8 @@ var KP202 = &checker.Rule{
 	Name:     "ipvs-settings-unused",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap", "DaemonSet", "Pod"},
-	Doc: checker.Doc{
+	Doc: withProse("kp202_ipvs_settings_unused.md", checker.Doc{
 		Title: "ipvs settings are set but kube-proxy does not run in ipvs mode",
-		Why: `Only the ipvs proxy mode reads the ` + "`ipvs:`" + ` section of the KubeProxyConfiguration and the
-` + "`--ipvs-*`" + ` flags. In iptables, nftables (and Windows kernelspace) mode they do nothing: a scheduler,
-` + "`strictARP`" + `, exclude CIDRs, timeouts and sync periods there are dead configuration that makes
-readers believe the cluster still runs ipvs, or that a MetalLB or scheduler requirement is still met.
-
-The mode is the effective one at the target version. A configuration without ` + "`mode`" + ` runs
-iptables up to 1.39 and nftables from 1.40, so its ` + "`ipvs:`" + ` values are dead either way.
-
-Each non-default field is reported at its key: ` + "`scheduler`" + ` not empty, ` + "`syncPeriod`" + ` or
-` + "`minSyncPeriod`" + ` not zero, ` + "`excludeCIDRs`" + ` not empty, ` + "`strictARP: true`" + `, ` + "`tcpTimeout`" + `,
-` + "`tcpFinTimeout`" + ` or ` + "`udpTimeout`" + ` not zero. Zero values, such as the full ` + "`ipvs:`" + ` block
-that kubeadm writes, are not reported. ` + "`--ipvs-*`" + ` flags are reported when kube-proxy runs
-without ` + "`--config`" + `; with ` + "`--config`" + ` every such flag is ignored and KP201 reports it.
-
-Installer ipvs knobs are reported the same way when the installer's kube-proxy does not run in ipvs
-mode: kubespray ` + "`kube_proxy_strict_arp: true`" + ` and ` + "`kube_proxy_scheduler`" + `, kops ` + "`ipvsScheduler`" + ` and the
-other ` + "`ipvs*`" + ` fields, EKS add-on ` + "`ipvs`" + ` values, AKS ` + "`ipvsConfig`" + `, and ` + "`ipvs-*`" + ` entries of k3s
-` + "`kube-proxy-arg`" + `, RKE1 ` + "`extra_args`" + ` and Talos ` + "`extraArgs`" + `. The fix deletes the setting's line when
-it stands alone on it.`,
-		Remediation: `Delete the settings. The fix deletes the whole ` + "`ipvs:`" + ` block when every field in it is
-reported, else the reported field lines (with a comment directly above them), also inside a ConfigMap
-block scalar; for flags it removes the flag and its value. If the ipvs sync periods were meant to apply,
-carry them into the section of the mode in use first (KP203). The node sysctls that ` + "`strictARP`" + `
-set persist until reboot.`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: nftables
@@ -56,7 +32,7 @@ mode: nftables
 		Fixes: []checker.FixDoc{
 			{Text: `Delete the ipvs settings the effective mode never reads: the fields (the whole ` + "`ipvs:`" + ` section when every key in it is unused), ` + "`--ipvs-*`" + ` flags, installer ipvs knobs.`, Safety: checker.Safe, Preferred: true},
 		},
-	},
+	}),
 	Run: runKP202,
 }
 

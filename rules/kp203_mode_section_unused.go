@@ -19,39 +19,8 @@ var KP203 = &checker.Rule{
 	Name:     "mode-section-unused",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "ConfigMap"},
-	Doc: checker.Doc{
+	Doc: withProse("kp203_mode_section_unused.md", checker.Doc{
 		Title: "a value is set in a section that the effective proxy mode does not read",
-		Why: `Each proxy mode reads its own section of the KubeProxyConfiguration: nftables takes
-` + "`syncPeriod`" + `, ` + "`minSyncPeriod`" + `, ` + "`masqueradeAll`" + ` and ` + "`masqueradeBit`" + ` from ` + "`nftables:`" + `;
-ipvs takes its sync periods from ` + "`ipvs:`" + ` but ` + "`masqueradeAll`" + ` and ` + "`masqueradeBit`" + ` from
-` + "`iptables:`" + `; iptables reads ` + "`iptables:`" + `. When the mode changes, the old section's values are
-silently dropped and the new mode runs with its defaults: ` + "`iptables.masqueradeAll: true`" + ` stops
-masquerading Service traffic in nftables mode, a tuned sync period falls back to 30s.
-
-The key trap is a configuration without ` + "`mode`" + `: it runs iptables up to 1.39 and nftables from 1.40,
-so at target 1.40 its whole ` + "`iptables:`" + ` section becomes unread.
-
-` + "`iptables.localhostNodePorts`" + ` has no effect outside iptables mode: ipvs never serves loopback
-NodePorts, and nftables serves them only for an explicit ` + "`localhost`" + ` (or ` + "`127.0.0.1/32`" + `,
-` + "`::1/128`" + `) entry in ` + "`nodePortAddresses`" + ` with the ` + "`KubeProxyNFTablesLocalhostNodePorts`" + ` gate on.
-
-A value is reported when it differs from what the mode actually uses: the mode section's own value,
-or its default when that field is unset or zero (sync period 30s, minimum sync period 1s for iptables
-and nftables and 0 for ipvs, masquerade bit 14, masqueradeAll false). When both sections set the field
-to different values, the finding says the mode's own value applies. Values in ` + "`nftables:`" + ` are
-never reported: outside nftables mode they are a migration being prepared. ipvs-only fields
-(scheduler, strictARP, excludeCIDRs, timeouts) are KP202's. Flags are not checked here; KP202 reports
-` + "`--ipvs-*`" + ` flags.`,
-		Remediation: `Carry the values into the section of the mode in use, or delete them if the defaults are
-what you want. The carrying fix adds the field to the mode's section (or fills in its zero value), and
-creates the section with the same indentation as its sibling keys when it is missing, also inside a
-ConfigMap block scalar; it keeps the old values (KP202 deletes dead ipvs values). When the mode is
-unset, carrying is the preferred fix and safe: the section of the mode at the target is not read
-before 1.40. When the mode is written down, deleting the unread value is the preferred, safe fix and
-carrying it is the unsafe alternative, since the value then applies. When the mode's section already
-sets a different value there is no carrying fix: decide which value is right. For
-` + "`iptables.localhostNodePorts`" + ` in nftables mode, list ` + "`localhost`" + ` in ` + "`nodePortAddresses`" + ` if
-loopback NodePorts are needed (see KP303).`,
 		Before: `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: nftables
@@ -75,7 +44,7 @@ nftables:
 			{Text: `Carry the value into the section the mode at the target reads, when the mode is unset: that section is not read before 1.40, so nothing changes today.`, Safety: checker.Safe, Preferred: true},
 			{Text: `Carry the value into the section of a mode that is written down: the value then applies.`, Safety: checker.Unsafe},
 		},
-	},
+	}),
 	Run: runKP203,
 }
 

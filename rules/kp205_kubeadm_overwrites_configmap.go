@@ -13,25 +13,8 @@ var KP205 = &checker.Rule{
 	Name:     "kubeadm-overwrites-configmap",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"ConfigMap", "ClusterConfiguration", "KubeProxyConfiguration"},
-	Doc: checker.Doc{
+	Doc: withProse("kp205_kubeadm_overwrites_configmap.md", checker.Doc{
 		Title: "kubeadm would regenerate the kube-proxy ConfigMap differently",
-		Why: `kubeadm writes the ` + "`kube-system/kube-proxy`" + ` ConfigMap (key ` + "`config.conf`" + `) from its own
-configuration: the ` + "`KubeProxyConfiguration`" + ` document next to the ` + "`ClusterConfiguration`" + `, or kubeadm's
-defaults when there is none (` + "`mode: iptables`" + ` through 1.39, nftables from 1.40). It does so on
-` + "`kubeadm init`" + `, ` + "`kubeadm init phase addon kube-proxy`" + ` and ` + "`kubeadm upgrade apply --config`" + `. When the
-repository edits the ConfigMap directly but keeps a kubeadm configuration that says something else,
-the next such run silently reverts the edit, typically during an upgrade, the worst moment for a
-data-plane change.
-
-The rule reports the ConfigMap's ` + "`config.conf`" + ` key when a kubeadm ` + "`ClusterConfiguration`" + ` file in the
-same scope has no ` + "`KubeProxyConfiguration`" + ` document, and the ConfigMap's ` + "`mode`" + ` when the kubeadm
-document sets (or defaults to) another mode. The related location is the kubeadm configuration. Not
-reported: kubeadm configurations that disable the kube-proxy addon (` + "`proxy.disabled: true`" + `,
-` + "`skipPhases: [addon/kube-proxy]`" + `) and the ` + "`kubeadm-config`" + ` ConfigMap (a record of the cluster,
-which does not hold kube-proxy's configuration).`,
-		Remediation: `Keep one source of truth: put the kube-proxy settings into a ` + "`KubeProxyConfiguration`" + `
-document of the kubeadm configuration (the same mode as the ConfigMap), or stop keeping the kubeadm
-configuration in the repository when the ConfigMap is managed directly.`,
 		Before: `# kubeadm.yaml
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
@@ -48,7 +31,7 @@ kind: KubeProxyConfiguration
 mode: ipvs
 `,
 		Since: "0.1.0",
-	},
+	}),
 	Run: runKP205,
 }
 

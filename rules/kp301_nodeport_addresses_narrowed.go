@@ -16,20 +16,8 @@ var KP301 = &checker.Rule{
 	Name:     "nodeport-addresses-narrowed",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "DaemonSet", "Service"},
-	Doc: checker.Doc{
-		Title: "nftables mode accepts NodePorts only on the node's primary IPs",
-		Why: `When ` + "`nodePortAddresses`" + ` is unset, iptables and ipvs modes accept NodePort traffic on every
-local IP of the node. nftables mode (from 1.31) defaults it to ` + "`primary`" + `: only the node's primary
-IPv4 and IPv6 addresses. A client that reaches a NodePort through a second NIC, a VIP, a management
-address or a tunnel stops getting answers after the switch to nftables, including a cluster whose
-configuration never set ` + "`mode:`" + ` and gets nftables as the new default in 1.40.
-
-The finding is a warning when the same cluster scope declares Services of type NodePort or
-LoadBalancer (the related locations list them) and info when it declares none.`,
-		Remediation: `Decide which reach the NodePorts need and write it down: ` + "`nodePortAddresses: [\"primary\"]`" + `
-accepts the nftables behaviour; ` + "`[\"all\"]`" + ` (1.37 and later; ` + "`[\"0.0.0.0/0\", \"::/0\"]`" + ` before)
-keeps the reach of iptables and ipvs. A list of CIDRs limits NodePorts to the networks that need
-them.`,
+	Doc: withProse("kp301_nodeport_addresses_narrowed.md", checker.Doc{
+		Title:  "nftables mode accepts NodePorts only on the node's primary IPs",
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\"]\n",
 		Since:  "0.1.0",
@@ -39,7 +27,7 @@ them.`,
 			{Text: `Set the version-correct form of "all" (` + "`[\"all\"]`" + ` from 1.37, ` + "`[\"0.0.0.0/0\", \"::/0\"]`" + ` before) to keep NodePorts on every node address.`, Safety: checker.Unsafe},
 		},
 		SeverityText: "warning when NodePort or LoadBalancer Services are in scope; info otherwise",
-	},
+	}),
 	Run: runKP301,
 }
 

@@ -17,45 +17,13 @@ var KP302 = &checker.Rule{
 	Name:     "loopback-nodeport",
 	Severity: checker.SeverityError,
 	Kinds:    []string{"Service", "Pod", "DaemonSet", "Deployment", "shell script", "systemd unit", "containerd hosts.toml", "Prometheus scrape config"},
-	Doc: checker.Doc{
-		Title: "a NodePort is reached on a loopback address",
-		Why: `A NodePort reached as ` + "`127.0.0.1:<nodePort>`" + `, ` + "`localhost:<nodePort>`" + ` or ` + "`[::1]:<nodePort>`" + ` from the
-node's network namespace works only in some modes:
-
-- **iptables** mode serves IPv4 loopback NodePorts by default (` + "`iptables.localhostNodePorts`" + `, which
-  sets ` + "`route_localnet=1`" + `, the CVE-2020-8558 surface). IPv6 loopback never works.
-- **ipvs** mode never serves them.
-- **nftables** mode serves them only from 1.37, with the ` + "`KubeProxyNFTablesLocalhostNodePorts`" + ` gate
-  on (alpha off in 1.37, beta on from 1.38) **and** an explicit loopback entry in
-  ` + "`nodePortAddresses`" + ` (` + "`localhost`" + `, ` + "`127.0.0.1/32`" + `, ` + "`::1/128`" + `), and for TCP only.
-
-So a node agent, a registry pulled as ` + "`localhost:32000/app`" + `, a probe with ` + "`host: 127.0.0.1`" + ` or a
-script on the node that works today in iptables mode breaks when kube-proxy moves to nftables,
-including through the default mode change in 1.40.
-
-The rule looks at hostNetwork Pods and workloads (command, args, env, exec probes and hooks),
-container images and ` + "`httpGet`" + `/` + "`tcpSocket`" + ` probes and hooks with a loopback ` + "`host`" + ` in any Pod (the
-node pulls the image and the kubelet probes from the host network), shell scripts, systemd units,
-containerd ` + "`hosts.toml`" + `/` + "`config.toml`" + ` (and registry host tables of that shape under any name,
-also written by cloud-init, Butane or Ansible), the ` + "`localRegistryHosting.v1`" + ` ConfigMap that advertises
-a node-local registry (KEP-1755) and standalone Prometheus scrape configs. A port that is
-the ` + "`nodePort`" + ` of a Service in the same cluster scope is reported with that Service as a related
-location; a port that is only inside the NodePort range (30000-32767, or the API server's
-` + "`--service-node-port-range`" + `) is reported with a message that says so.
-
-Not findings: a Pod that is not hostNetwork calling ` + "`localhost`" + ` in its args (its own loopback),
-listen and bind addresses (` + "`--metrics-bind-address=127.0.0.1:10249`" + `), ports outside the range,
-ports opened by ` + "`kubectl port-forward`" + ` in the same script, and host ports of kind
-` + "`extraPortMappings`" + `.`,
-		Remediation: `Reach the Service through its ClusterIP or DNS name, or the NodePort on the node's own IP
-(` + "`status.hostIP`" + ` through the downward API). For a node-local registry, use the node IP or a
-` + "`hostPort`" + `. If localhost NodePorts must keep working in nftables mode, enable the
-` + "`KubeProxyNFTablesLocalhostNodePorts`" + ` gate and add ` + "`localhost`" + ` to ` + "`nodePortAddresses`" + ` (TCP only).`,
+	Doc: withProse("kp302_loopback_nodeport.md", checker.Doc{
+		Title:        "a NodePort is reached on a loopback address",
 		Before:       "spec:\n  hostNetwork: true\n  containers:\n  - name: agent\n    args: [\"--server=http://127.0.0.1:30080\"]\n",
 		After:        "spec:\n  hostNetwork: true\n  containers:\n  - name: agent\n    args: [\"--server=http://web.default.svc:80\"]\n",
 		Since:        "0.1.0",
 		SeverityText: "error when the effective mode at the target does not serve it (ipvs always; nftables without gate and loopback entry; UDP/SCTP in nftables; IPv6 in iptables); warning when only iptables mode serves it; warning at most without a kube-proxy in scope",
-	},
+	}),
 	Run: runKP302,
 }
 

@@ -14,27 +14,15 @@ var KP303 = &checker.Rule{
 	Name:     "localhost-nodeports-incomplete",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"KubeProxyConfiguration", "DaemonSet"},
-	Doc: checker.Doc{
-		Title: "localhost NodePorts are only half enabled in nftables mode",
-		Why: `In nftables mode kube-proxy serves NodePorts on ` + "`127.0.0.1`" + ` and ` + "`::1`" + ` only when both hold:
-the ` + "`KubeProxyNFTablesLocalhostNodePorts`" + ` feature gate is on (added in 1.37 as alpha, off by
-default; beta and on by default from 1.38), **and** ` + "`nodePortAddresses`" + ` lists loopback explicitly:
-` + "`localhost`" + `, ` + "`127.0.0.1/32`" + ` or ` + "`::1/128`" + `. ` + "`all`" + ` and ` + "`0.0.0.0/0`" + ` do not count. It is served by a
-userspace proxy, for TCP only.
-
-Setting one without the other looks like localhost NodePorts were enabled, and they are not:
-the gate set to true with no loopback entry, or a loopback entry while the gate is off (explicitly,
-by default in 1.37, or before 1.37 where the feature does not exist).`,
-		Remediation: `To serve localhost NodePorts in nftables mode, set both: the gate (on by default from 1.38)
-and a loopback entry, e.g. ` + "`nodePortAddresses: [\"primary\", \"localhost\"]`" + `. Better, move the clients to the
-node IP or the Service's ClusterIP and drop both settings.`,
+	Doc: withProse("kp303_localhost_nodeports_incomplete.md", checker.Doc{
+		Title:  "localhost NodePorts are only half enabled in nftables mode",
 		Before: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nfeatureGates:\n  KubeProxyNFTablesLocalhostNodePorts: true\n",
 		After:  "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nnodePortAddresses: [\"primary\", \"localhost\"]\nfeatureGates:\n  KubeProxyNFTablesLocalhostNodePorts: true\n",
 		Since:  "0.1.0",
 		Fixes: []checker.FixDoc{
 			{Text: `Set ` + "`nodePortAddresses: [\"primary\", \"localhost\"]`" + ` when the gate is on and the field is unset, so that loopback NodePorts are served.`, Safety: checker.Unsafe, Preferred: true},
 		},
-	},
+	}),
 	Run: runKP303,
 }
 

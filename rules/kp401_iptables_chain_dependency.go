@@ -15,33 +15,8 @@ var KP401 = &checker.Rule{
 	Name:     "iptables-chain-dependency",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"shell script", "systemd unit", "Dockerfile", "Makefile", "DaemonSet", "Pod", "Ansible task", "ConfigMap"},
-	Doc: checker.Doc{
+	Doc: withProse("kp401_iptables_chain_dependency.md", checker.Doc{
 		Title: "a command depends on kube-proxy's iptables chains, which nftables mode does not create",
-		Why: `In iptables mode kube-proxy owns the chains ` + "`KUBE-SERVICES`" + `, ` + "`KUBE-EXTERNAL-SERVICES`" + `,
-` + "`KUBE-NODEPORTS`" + `, ` + "`KUBE-POSTROUTING`" + `, ` + "`KUBE-MARK-MASQ`" + `, ` + "`KUBE-FORWARD`" + `,
-` + "`KUBE-PROXY-FIREWALL`" + `, ` + "`KUBE-PROXY-CANARY`" + ` and the per-service ` + "`KUBE-SVC-*`" + `, ` + "`KUBE-SVL-*`" + `,
-` + "`KUBE-FW-*`" + `, ` + "`KUBE-EXT-*`" + `, ` + "`KUBE-SEP-*`" + ` (` + "`KUBE-XLB-*`" + ` and ` + "`KUBE-MARK-DROP`" + ` in old
-releases); ipvs mode owns ` + "`KUBE-SERVICES`" + `, ` + "`KUBE-NODE-PORT`" + `, ` + "`KUBE-LOAD-BALANCER`" + `,
-` + "`KUBE-IPVS-FILTER`" + `, ` + "`KUBE-IPVS-OUT-FILTER`" + `, ` + "`KUBE-SOURCE-RANGES-FIREWALL`" + ` and others. nftables
-mode has none of them: its rules live in ` + "`table ip kube-proxy`" + ` and ` + "`table ip6 kube-proxy`" + `. A firewall
-script that jumps to ` + "`KUBE-SERVICES`" + `, a health check that greps ` + "`iptables-save`" + ` for
-` + "`KUBE-SVC-`" + `, an Ansible ` + "`iptables`" + ` task with ` + "`chain: KUBE-NODEPORTS`" + ` silently stop working (or fail)
-after the switch, including on a cluster that never set ` + "`mode:`" + ` and gets nftables as the 1.40 default.
-
-The rule reads real commands only: shell scripts, systemd ` + "`Exec*=`" + ` lines, Dockerfile ` + "`RUN`" + `/` + "`CMD`" + `,
-Makefile recipes, container ` + "`command`" + `/` + "`args`" + ` and ` + "`sh -c`" + ` scripts, Ansible ` + "`shell`" + `/` + "`command`" + `
-and ` + "`iptables`" + ` tasks, ConfigMap scripts, cloud-init ` + "`runcmd`" + `, and ` + "`iptables-restore`" + ` input in
-heredocs. A chain name counts as an argument of an iptables command (` + "`iptables`" + `, ` + "`ip6tables`" + `, their
-` + "`-save`" + `/` + "`-restore`" + `/` + "`-legacy`" + `/` + "`-nft`" + ` variants), of a text filter (` + "`grep`" + `, ` + "`awk`" + `, ` + "`sed`" + `),
-of ` + "`echo`" + `/` + "`printf`" + ` piped into an iptables command, or as the value of a shell variable. Never
-reported: kubelet's own chains ` + "`KUBE-IPTABLES-HINT`" + `, ` + "`KUBE-KUBELET-CANARY`" + ` and ` + "`KUBE-FIREWALL`" + `, which
-exist in every mode; comments; pasted terminal output (a line that starts with a prompt or with
-iptables output is not a command); ipsets matched with ` + "`--match-set`" + ` (KP402).`,
-		Remediation: `Make the dependency mode-independent or port it: filter traffic in your own chain or
-table hooked before kube-proxy's, use Services' ` + "`loadBalancerSourceRanges`" + ` or NetworkPolicies instead
-of editing kube-proxy's chains, and read kube-proxy's state from its metrics or the ` + "`kube-proxy`" + `
-nftables table (` + "`nft list table ip kube-proxy`" + `) in nftables mode. Cleanup that must only run in the
-old mode can stay when it is guarded by a mode check; such guarded commands are reported as info.`,
 		Before: `#!/bin/sh
 iptables -t nat -I KUBE-SERVICES -s 10.0.0.0/8 -j RETURN
 `,
@@ -52,7 +27,7 @@ iptables -t nat -A MY-PREROUTING -s 10.0.0.0/8 -j RETURN
 `,
 		Since:        "0.1.0",
 		SeverityText: "warning; error when a kube-proxy of the same cluster scope runs in nftables mode at the target; info when the command is guarded by a mode condition",
-	},
+	}),
 	Run: runKP401,
 }
 

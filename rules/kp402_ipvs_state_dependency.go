@@ -16,29 +16,8 @@ var KP402 = &checker.Rule{
 	Name:     "ipvs-state-dependency",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"shell script", "systemd unit", "Dockerfile", "Makefile", "DaemonSet", "Pod", "Ansible task", "ConfigMap"},
-	Doc: checker.Doc{
+	Doc: withProse("kp402_ipvs_state_dependency.md", checker.Doc{
 		Title: "a command depends on state that only kube-proxy's ipvs mode creates",
-		Why: `In ipvs mode kube-proxy binds every ClusterIP and LoadBalancer IP to the dummy interface
-` + "`kube-ipvs0`" + `, programs one ipvs virtual server per Service port (what ` + "`ipvsadm -Ln`" + ` lists), and
-keeps ipsets ` + "`KUBE-CLUSTER-IP`" + `, ` + "`KUBE-LOOP-BACK`" + `, ` + "`KUBE-NODE-PORT-TCP`" + `, ` + "`KUBE-6-*`" + ` and others.
-iptables and nftables modes create none of it, and ipvs mode is deprecated (kube-proxy exits in it
-from 1.40 unless the ` + "`KubeProxyIPVS`" + ` gate is set, and the code is removed in 1.43). Scripts, units and
-manifests that read or change this state break on the move.
-
-Reported: ` + "`kube-ipvs0`" + ` as an argument of network commands (` + "`ip`" + `, ` + "`ifconfig`" + `, ` + "`ethtool`" + `,
-` + "`tcpdump`" + `, iptables, ` + "`sysctl`" + ` keys, a ` + "`grep`" + ` over their output) or as a shell variable's value;
-` + "`ipvsadm`" + ` in a file that concerns Kubernetes (it names kube-proxy, kubectl, kubeadm, kubelet,
-` + "`kube-ipvs0`" + ` or ` + "`KUBE-`" + ` state, or is a manifest); ` + "`ipset`" + ` commands on ` + "`KUBE-*`" + ` sets and iptables
-` + "`--match-set KUBE-*`" + `. Not reported: interface exclusion lists (MetalLB's ` + "`^kube-ipvs.*`" + `,
-NetworkManager's ` + "`unmanaged-devices=interface-name:kube-ipvs0`" + `, Calico's ` + "`skip-interface=kube-ipvs0`" + `),
-which are harmless when the interface is gone; a standalone LVS setup that uses ` + "`ipvsadm`" + ` without
-Kubernetes; comments and pasted output. A cleanup that runs only under an ipvs-mode condition
-(` + "`if [ \"$MODE\" = ipvs ]`" + `, ` + "`case $mode in ipvs)`" + `) is reported as info.`,
-		Remediation: `Remove the dependency before leaving ipvs mode: Service IPs are no longer on an interface
-(use the Service or its endpoints), ` + "`ipvsadm -Ln`" + ` has no equivalent state (use kube-proxy's metrics or
-` + "`nft list table ip kube-proxy`" + ` in nftables mode), and ipsets are replaced by nftables sets inside the
-` + "`kube-proxy`" + ` table. Keep one-off cleanup of the old state (` + "`ip link delete kube-ipvs0`" + `, ` + "`ipvsadm -C`" + `)
-behind a check of the mode that is being left.`,
 		Before: `#!/bin/sh
 ip addr show dev kube-ipvs0 | grep -q 10.96.0.10 || exit 1
 `,
@@ -47,7 +26,7 @@ kubectl -n kube-system get service kube-dns -o jsonpath='{.spec.clusterIP}' | gr
 `,
 		Since:        "0.1.0",
 		SeverityText: "warning; info when the command is guarded by an ipvs-mode condition, its failure is ignored (`|| true`, Ansible `ignore_errors`), it only probes (output to /dev/null, `command -v ipvsadm` in the file), or it sits in a teardown or diagnostics script (killall, uninstall, reset, cleanup, log collector)",
-	},
+	}),
 	Run: runKP402,
 }
 

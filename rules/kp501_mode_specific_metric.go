@@ -13,32 +13,8 @@ var KP501 = &checker.Rule{
 	Name:     "mode-specific-metric",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"PrometheusRule", "Prometheus rule file", "Grafana dashboard", "ConfigMap", "GrafanaDashboard", "jsonnet"},
-	Doc: checker.Doc{
-		Title: "a query uses a kube-proxy metric that the proxy mode does not export",
-		Why: `Some kube-proxy metrics exist only in some proxy modes (prefix ` + "`kubeproxy_`" + `):
-
-| metric | exported in |
-|---|---|
-| ` + "`sync_proxy_rules_iptables_restore_failures_total`" + ` | iptables, ipvs |
-| ` + "`sync_proxy_rules_iptables_partial_restore_failures_total`" + `, ` + "`sync_proxy_rules_iptables_total`" + `, ` + "`sync_proxy_rules_iptables_last`" + `, ` + "`iptables_ct_state_invalid_dropped_packets_total`" + `, ` + "`iptables_localhost_nodeports_accepted_packets_total`" + ` | iptables |
-| ` + "`sync_proxy_rules_nftables_sync_failures_total`" + `, ` + "`sync_proxy_rules_nftables_cleanup_failures_total`" + ` | nftables |
-| ` + "`nftables_localhost_nodeport_*`" + ` | nftables with the ` + "`KubeProxyNFTablesLocalhostNodePorts`" + ` gate |
-| ` + "`sync_full_proxy_rules_duration_seconds`" + `, ` + "`sync_partial_proxy_rules_duration_seconds`" + ` | iptables, nftables |
-
-After a mode change (to nftables, including the new default in 1.40), an alert on a metric the
-new mode does not export never fires, a recording rule records nothing and a dashboard panel goes
-blank, without any error. The rule reads Prometheus rule files (` + "`groups:`" + `), ` + "`PrometheusRule`" + `
-objects, Grafana dashboards (panel ` + "`targets[].expr`" + ` and templating queries) also inside ConfigMaps
-and grafana-operator ` + "`GrafanaDashboard`" + ` objects, and the string literals (` + "`'...'`" + `, ` + "`\"...\"`" + `, ` + "`@'...'`" + `,
-` + "`|||`" + ` text blocks, never comments) of jsonnet sources (` + "`.jsonnet`" + `, ` + "`.libsonnet`" + `: grafonnet dashboards,
-kube-prometheus and other monitoring mixins), except names, prose and relabel fields,
-and compares each metric with the effective mode at the target of the kube-proxies in the same
-cluster scope. Relabel rules that drop a metric are not uses.`,
-		Remediation: `Use the metric of the mode kube-proxy runs in: the fix offers the equivalent where one
-exists (` + "`sync_proxy_rules_iptables_restore_failures_total`" + ` becomes
-` + "`sync_proxy_rules_nftables_sync_failures_total`" + ` in nftables mode); in jsonnet, only where the name is
-written verbatim (no escape inside it). During a migration, query both
-(` + "`a or b`" + `) and add an ` + "`absent()`" + ` alert so a metric that disappears is noticed (KP502).`,
+	Doc: withProse("kp501_mode_specific_metric.md", checker.Doc{
+		Title:  "a query uses a kube-proxy metric that the proxy mode does not export",
 		Before: "- alert: KubeProxyRestoreFailures\n  expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n",
 		After:  "- alert: KubeProxySyncFailures\n  expr: rate(kubeproxy_sync_proxy_rules_nftables_sync_failures_total[5m]) > 0\n",
 		Since:  "0.1.0",
@@ -46,7 +22,7 @@ written verbatim (no escape inside it). During a migration, query both
 			{Text: `Replace the metric with the equivalent that the mode exports, when every kube-proxy in scope runs that mode. Alerts and dashboards then show other numbers.`, Safety: checker.Unsafe, Preferred: true},
 		},
 		SeverityText: "warning",
-	},
+	}),
 	Run: runKP501,
 }
 

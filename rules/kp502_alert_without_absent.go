@@ -13,25 +13,13 @@ var KP502 = &checker.Rule{
 	Name:     "alert-without-absent",
 	Severity: checker.SeverityInfo,
 	Kinds:    []string{"PrometheusRule", "Prometheus rule file", "ConfigMap"},
-	Doc: checker.Doc{
-		Title: "an alert on a mode-specific kube-proxy counter has no absent() guard",
-		Why: `An alert such as ` + "`rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0`" + ` is
-green both when kube-proxy is healthy and when the metric no longer exists. Several kube-proxy
-counters exist only in some proxy modes (see KP501), so a mode change, including the new default
-mode in 1.40, silently turns such an alert into one that can never fire.
-
-The rule reports an alerting rule that selects a mode-specific kube-proxy counter (a ` + "`_total`" + `
-metric) when no rule of the same group checks that metric with ` + "`absent()`" + ` or
-` + "`absent_over_time()`" + `, in its own expression or in a separate alert.`,
-		Remediation: `Add an alert that fires when the metric disappears, in the same group, e.g.
-` + "`absent(kubeproxy_sync_proxy_rules_iptables_restore_failures_total{job=\"kube-proxy\"})`" + `, or guard the
-expression itself with ` + "`or absent(...)`" + `. When kube-proxy moves to another mode, replace the metric
-with the mode's equivalent (KP501).`,
+	Doc: withProse("kp502_alert_without_absent.md", checker.Doc{
+		Title:  "an alert on a mode-specific kube-proxy counter has no absent() guard",
 		Before: "groups:\n- name: kube-proxy\n  rules:\n  - alert: KubeProxyRestoreFailures\n    expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n",
 		After: "groups:\n- name: kube-proxy\n  rules:\n  - alert: KubeProxyRestoreFailures\n    expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n" +
 			"  - alert: KubeProxyRestoreFailuresMetricAbsent\n    expr: absent(kubeproxy_sync_proxy_rules_iptables_restore_failures_total)\n",
 		Since: "0.1.0",
-	},
+	}),
 	Run: runKP502,
 }
 

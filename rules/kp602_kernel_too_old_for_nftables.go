@@ -15,33 +15,11 @@ var KP602 = &checker.Rule{
 	Name:     "kernel-too-old-for-nftables",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"Node", "NodeList", "List"},
-	Doc: checker.Doc{
-		Title: "nodes run a kernel too old for nftables mode",
-		Why: `kube-proxy in nftables mode needs Linux 5.13 or newer and exits at startup on an older kernel.
-It compares the kernel's version number, so distribution kernels with nftables backports are refused
-too: RHEL 8 and its rebuilds (4.18), CentOS 7 (3.10), Debian 11 (5.10), Ubuntu 20.04 on its GA kernel
-(5.4) and Amazon Linux 2 on its default 5.10 kernel are too old; RHEL 9 and 10, Debian 12, Ubuntu
-22.04 and 24.04 and Amazon Linux 2023 are fine. The distribution is a hint; the kernel each node
-reports decides. ` + "`KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK`" + ` bypasses the check without making the
-kernel any newer (KP206).
-
-The nodes come from a node inventory: ` + "`--nodes FILE`" + ` (the output of ` + "`kubectl get nodes -o json`" + ` or
-` + "`-o yaml`" + `, for every cluster scope, or ` + "`--nodes DIR=FILE`" + ` for the scopes at or below DIR), or Node
-objects and node lists kept in the repository, which belong to their own cluster scope. Nodes are
-grouped by pool when a label names one (` + "`eks.amazonaws.com/nodegroup`" + `, ` + "`cloud.google.com/gke-nodepool`" + `,
-` + "`kubernetes.azure.com/agentpool`" + `, ` + "`karpenter.sh/nodepool`" + `, ` + "`kops.k8s.io/instancegroup`" + `, ...): one
-finding per pool, at the kernelVersion of its first node that is too old.
-
-The finding is an error when a kube-proxy of the scope runs nftables mode at its target version,
-and a warning when the scope is moving to nftables: its mode is unset and becomes nftables with the
-new default in 1.40, or it runs ipvs, which exits from 1.40 and is removed in 1.43.`,
-		Remediation: `Upgrade the pool's nodes to a kernel of 5.13 or newer (a newer OS image, an HWE kernel) before
-kube-proxy runs nftables there. Until then, run iptables mode: pin ` + "`mode: iptables`" + ` so that the 1.40 default
-does not switch to nftables, and move ipvs clusters to iptables as the interim step rather than
-keeping ipvs alive with the ` + "`KubeProxyIPVS`" + ` gate, which only lasts until 1.43.`,
+	Doc: withProse("kp602_kernel_too_old_for_nftables.md", checker.Doc{
+		Title:        "nodes run a kernel too old for nftables mode",
 		Since:        "0.1.0",
 		SeverityText: "error when the scope runs nftables mode; warning when it is moving to nftables (mode unset, or ipvs)",
-	},
+	}),
 	Run: runKP602,
 }
 

@@ -16,35 +16,15 @@ var KP900 = &checker.Rule{
 	Name:     "suppression-invalid",
 	Severity: checker.SeverityWarning,
 	Kinds:    []string{"any file with # comments", "metadata.annotations"},
-	Doc: checker.Doc{
-		Title: "a suppression is malformed, has no reason, names an unknown rule, has expired or matches nothing",
-		Why: `Findings can be suppressed where they occur, with a reason:
-
-- ` + "`# kube-proxy-lint:ignore KP102 -- reason`" + ` as a trailing comment on the finding's line, or
-  on a line of its own above it (also inside a ConfigMap block scalar, in shell scripts and
-  systemd units: any ` + "`#`" + ` comment works);
-- ` + "`# kube-proxy-lint:ignore-file KP401 -- reason`" + ` anywhere in a file, for the whole file;
-- the annotation ` + "`kube-proxy-lint.io/ignore: \"KP301: reason\"`" + ` (one entry per line) for a whole
-  object;
-- ` + "`until=YYYY-MM-DD`" + ` among the rules makes a suppression expire after that day.
-
-Rules are named by ID or name, separated by commas or spaces. A suppression that cannot be
-read, has no reason, names a rule that does not exist, or has expired suppresses nothing, and
-this rule says why. A suppression of a rule that ran but found nothing there is reported too:
-the problem was fixed, or the comment is on the wrong line, and a stale suppression would hide
-the next real finding at that place. Suppressions are ignored altogether with
-` + "`--no-inline-suppressions`" + `.`,
-		Remediation: `Write the suppression as ` + "`# kube-proxy-lint:ignore RULE[,RULE] [until=YYYY-MM-DD] -- reason`" + `
-(for annotations ` + "`RULE[,RULE] [until=YYYY-MM-DD]: reason`" + `), use an existing rule ID or name
-(` + "`kube-proxy-lint rules`" + ` lists them), fix the finding or move the date of an expired one, and
-delete suppressions that match nothing.`,
+	Doc: withProse("kp900_suppression_invalid.md", checker.Doc{
+		Title:  "a suppression is malformed, has no reason, names an unknown rule, has expired or matches nothing",
 		Before: "# kube-proxy-lint:ignore KP102\nmode: ipvs\n",
 		After:  "# kube-proxy-lint:ignore KP102 until=2026-12-31 -- moves to nftables with the 1.40 upgrade\nmode: ipvs\n",
 		Since:  "0.1.0",
 		Fixes: []checker.FixDoc{
 			{Text: "Remove a suppression comment none of whose rules matched a finding (the whole line when the comment stands alone). Suppressions are not cluster configuration.", Safety: checker.Safe, Preferred: true},
 		},
-	},
+	}),
 	Run: runKP900,
 }
 
