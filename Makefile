@@ -38,7 +38,7 @@ lint:
 
 ## docs: regenerate docs/rules and the man page (TestDocsUpToDate, TestManPageUpToDate check them)
 docs:
-	$(GO) run -tags generate ./internal/ruledoc/gen -dir docs/rules
+	$(GO) run -tags kpltools ./internal/ruledoc/gen -dir docs/rules
 	$(GO) run ./cmd/kube-proxy-lint man > docs/man/kube-proxy-lint.1.tmp && mv docs/man/kube-proxy-lint.1.tmp docs/man/kube-proxy-lint.1
 
 ## integration: pre-commit, reviewdog, actionlint and SARIF Multitool end to end (installs them)

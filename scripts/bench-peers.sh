@@ -17,7 +17,7 @@ go build -o "$bin/kube-proxy-lint" ./cmd/kube-proxy-lint
 tree=$(mktemp -d)
 policy=$(mktemp -d)
 trap 'rm -rf "$tree" "$policy"' EXIT
-go run -tags generate ./internal/corpus/gen -n "$n" "$tree" >/dev/null
+go run -tags kpltools ./internal/corpus/gen -n "$n" "$tree" >/dev/null
 # A conftest policy doing a small part of KP102's job, to compare the cost of the Rego path.
 cat > "$policy/kube_proxy.rego" <<'REGO'
 package main

@@ -40,4 +40,4 @@ if ! govulncheck -format json ./... >"$out" 2>"$errs"; then
   fi
   govulncheck -db "file://$db" -format json ./... >"$out"
 fi
-go run ./scripts/vulngate <"$out"
+go run -tags kpltools ./scripts/vulngate <"$out"

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -84,5 +85,24 @@ func TestReadmeTestCommands(t *testing.T) {
 	}
 	if strings.Join(readmeCmds, "\n") != strings.Join(ciCmds, "\n") {
 		t.Errorf("README test commands %q, .ci/run runs %q", readmeCmds, ciCmds)
+	}
+}
+
+// TestOnlyTheCLIIsACommand: pre-commit's golang hook runs `go install ./...`, so the CLI must
+// be the only main package without the kpltools build tag; generators and CI helpers carry
+// `//go:build kpltools` (issue 12 item 15).
+func TestOnlyTheCLIIsACommand(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command(gobin, "list", "-f", "{{if eq .Name \"main\"}}{{.ImportPath}}{{end}}", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "github.com/kube-proxy-lint/kube-proxy-lint/cmd/kube-proxy-lint" {
+		t.Errorf("main packages that go install ./... builds:\n%s\nwant the CLI only; give the others //go:build kpltools", got)
 	}
 }

@@ -1,8 +1,8 @@
 // Package hostile generates the hostile repositories of fixtures/hostile: alias bombs, deeply
 // nested ConfigMaps, lone-CR files, planted links, FIFOs and devices, files named to inject
-// into CI logs. They are written by test code into temporary directories (go run
-// ./internal/hostile/gen DIR writes them for manual runs), never committed: some are
-// megabytes, some are links and FIFOs that Git cannot hold.
+// into CI logs. They are written by test code into temporary directories (`go run -tags
+// kpltools ./internal/hostile/gen DIR` writes them for manual runs), never committed: some
+// are megabytes, some are links and FIFOs that Git cannot hold.
 //
 // Every generator is deterministic, so a test failure reproduces.
 package hostile

@@ -1,3 +1,8 @@
+//go:build kpltools
+
+// The kpltools build tag keeps this command out of `go install ./...`, which pre-commit's
+// golang hook runs: only the CLI is installed.
+
 // Command vulngate reads the JSON stream of `govulncheck -format json` on stdin and decides
 // what fails CI: a known vulnerability that the code calls in a module this project requires
 // (fixed by upgrading that module) fails; one in the Go standard library is fixed by building

@@ -1,11 +1,11 @@
-//go:build generate
+//go:build kpltools
 
-// The generate build tag keeps this command out of `go install ./...`, which pre-commit's
+// The kpltools build tag keeps this command out of `go install ./...`, which pre-commit's
 // golang hook runs: only the CLI is installed.
 
 // Command gen writes a generated corpus for benchmarks against other tools:
 //
-//	go run -tags generate ./internal/corpus/gen -n 20000 DIR
+//	go run -tags kpltools ./internal/corpus/gen -n 20000 DIR
 package main
 
 import (

@@ -1,7 +1,12 @@
+//go:build kpltools
+
+// The kpltools build tag keeps this command out of `go install ./...`, which pre-commit's
+// golang hook runs: only the CLI is installed.
+
 // Command gen writes the hostile repositories of internal/hostile into a directory, to look at
 // them or to run kube-proxy-lint on them by hand:
 //
-//	go run ./internal/hostile/gen /tmp/hostile
+//	go run -tags kpltools ./internal/hostile/gen /tmp/hostile
 //	kube-proxy-lint /tmp/hostile/aliases
 package main
 

@@ -1,10 +1,10 @@
-//go:build generate
+//go:build kpltools
 
-// The generate build tag keeps this command out of `go install ./...`, which pre-commit's
+// The kpltools build tag keeps this command out of `go install ./...`, which pre-commit's
 // golang hook runs: only the CLI is installed.
 
 // Command gen writes the rule documentation (docs/rules/<ID>.md and its index) from the
-// registry. Run it through `make docs` (go run -tags generate ./internal/ruledoc/gen) from the
+// registry. Run it through `make docs` (go run -tags kpltools ./internal/ruledoc/gen) from the
 // repository root.
 package main
 
