@@ -82,31 +82,7 @@ func kp101TextCommand(p *checker.Pass, in *checker.Instance) (checker.Finding, b
 
 // textEntries splits a text-file flag's value at commas: the byte ranges of the non-blank
 // entries in the value.
-func textEntries(v string) [][2]int {
-	var out [][2]int
-	for i := 0; i <= len(v); {
-		j := strings.IndexByte(v[i:], ',')
-		end := len(v)
-		if j >= 0 {
-			end = i + j
-		}
-		a, b := i, end
-		for a < b && (v[a] == ' ' || v[a] == '\t') {
-			a++
-		}
-		for b > a && (v[b-1] == ' ' || v[b-1] == '\t') {
-			b--
-		}
-		if a < b {
-			out = append(out, [2]int{a, b})
-		}
-		if j < 0 {
-			break
-		}
-		i = end + 1
-	}
-	return out
-}
+func textEntries(v string) [][2]int { return commaEntries(v, 0, len(v)) }
 
 // textFlagListItems is flagListItems for a flag of a text file.
 func textFlagListItems(fl *checker.Flag) []flagListItem {
