@@ -50,6 +50,8 @@ type lintFlags struct {
 
 	// nodes are the --nodes [DIR=]FILE node inventories (reportcmd.go).
 	nodes []string
+	// --cpu-profile and --mem-profile (hidden; profile.go).
+	cpuProfile, memProfile string
 	// --fix, --unsafe-fixes and --diff (fix.go).
 	fixes fixFlags
 	// Which of the flags the configuration file may also set were given (flags win, also
@@ -86,6 +88,10 @@ func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.debug, "debug", false, "print stack traces of internal errors to stderr")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
+	fs.StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the run to `FILE` (for developers)")
+	fs.StringVar(&f.memProfile, "mem-profile", "", "write a heap profile at the end of the run to `FILE` (for developers)")
+	_ = fs.MarkHidden("cpu-profile")
+	_ = fs.MarkHidden("mem-profile")
 	return fs
 }
 
@@ -196,6 +202,11 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 	case f.quiet && f.verbose:
 		return c.fail(usagef(progName, "--quiet and --verbose exclude each other"))
 	}
+	stop, err := startProfiles(f.cpuProfile, f.memProfile)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer stop()
 	cfg, err := c.configure(&f, fs.Args())
 	if err != nil {
 		return c.fail(err)
