@@ -175,10 +175,10 @@ type OpenPlaceholder struct {
 
 // MaskedTemplate is a YAML-safe masked copy of a templated file.
 type MaskedTemplate struct {
-	// Content is the masked text; Offsets[i] is the offset in the original of Content[i],
-	// with one extra entry for the end.
+	// Content is the masked text; Map maps its offsets to the original's. (It is kept in
+	// runs: a table of one int per byte was 8 bytes of memory per byte of every template.)
 	Content []byte
-	Offsets []int
+	Map     *OffsetMap
 	Open    []OpenPlaceholder
 }
 
@@ -203,7 +203,7 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 		}
 	}
 	out := make([]byte, 0, len(content))
-	offs := make([]int, 0, len(content)+1)
+	offs := &OffsetMap{}
 	var open []OpenPlaceholder
 	si := 0
 	line := 1
@@ -249,7 +249,7 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 			if inBlock && ind > blockIndent {
 				for x := ls; x < ls+ind; x++ {
 					out = append(out, ' ')
-					offs = append(offs, x)
+					offs.add(len(out)-1, x)
 				}
 				// Same length as the tag, so the restored value holds the tag as written.
 				for x := ls + ind; x < te; x++ {
@@ -258,13 +258,13 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 						c = '#'
 					}
 					out = append(out, c)
-					offs = append(offs, x)
+					offs.add(len(out)-1, x)
 				}
 			}
 			// Keep the line break.
 			for x := te; x < le; x++ {
 				out = append(out, content[x])
-				offs = append(offs, x)
+				offs.add(len(out)-1, x)
 			}
 		} else {
 			// An output placeholder that ends its line and starts a new block with nindent
@@ -288,11 +288,11 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 					c = maskByte(content, spans, si, x)
 				}
 				out = append(out, c)
-				offs = append(offs, x)
+				offs.add(len(out)-1, x)
 			}
 			for x := te; x < le; x++ {
 				out = append(out, content[x])
-				offs = append(offs, x)
+				offs.add(len(out)-1, x)
 			}
 		}
 		if !touched || !standalone {
@@ -300,13 +300,13 @@ func MaskTemplate(content []byte) *MaskedTemplate {
 		}
 		if le < len(content) {
 			out = append(out, '\n')
-			offs = append(offs, le)
+			offs.add(len(out)-1, le)
 		}
 		ls = le + 1
 		line++
 	}
-	offs = append(offs, len(content))
-	return &MaskedTemplate{Content: out, Offsets: offs, Open: open}
+	offs.n, offs.end = len(out), len(content)
+	return &MaskedTemplate{Content: out, Map: offs, Open: open}
 }
 
 // blockHeaderRe matches a line that opens a block scalar: "key: |", "- >-", "k: |2 # c".

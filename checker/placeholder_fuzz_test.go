@@ -25,11 +25,12 @@ func FuzzMaskTemplate(f *testing.F) {
 		if m == nil {
 			return
 		}
-		if len(m.Offsets) != len(m.Content)+1 {
-			t.Fatalf("%d offsets for %d bytes", len(m.Offsets), len(m.Content))
+		offsets := m.Map.Table()
+		if len(offsets) != len(m.Content)+1 {
+			t.Fatalf("%d offsets for %d bytes", len(offsets), len(m.Content))
 		}
 		prev := 0
-		for i, o := range m.Offsets {
+		for i, o := range offsets {
 			if o < prev || o > len(b) {
 				t.Fatalf("offset %d of byte %d: previous %d, input %d bytes", o, i, prev, len(b))
 			}

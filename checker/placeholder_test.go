@@ -28,21 +28,22 @@ func TestMaskTemplate(t *testing.T) {
 	if m == nil {
 		t.Fatal("nil")
 	}
+	offsets := m.Map.Table()
 	got := string(m.Content)
 	want := "a: >-\n  #___________\n  b\n  #____________\nmode: $_________________\ndata: |\n\nk: $____\n"
 	if got != want {
 		t.Errorf("masked:\n%q\nwant\n%q", got, want)
 	}
-	if len(m.Offsets) != len(m.Content)+1 {
-		t.Fatalf("offsets %d for %d bytes", len(m.Offsets), len(m.Content))
+	if len(offsets) != len(m.Content)+1 {
+		t.Fatalf("offsets %d for %d bytes", len(offsets), len(m.Content))
 	}
 	for i := range m.Content {
-		o := m.Offsets[i]
+		o := offsets[i]
 		if m.Content[i] != '$' && m.Content[i] != '#' && m.Content[i] != '_' && src[o] != m.Content[i] {
 			t.Errorf("byte %d %q maps to %q", i, m.Content[i], src[o])
 		}
 	}
-	if i := strings.Index(got, "$_"); src[m.Offsets[i]:m.Offsets[i]+2] != "{{" {
+	if i := strings.Index(got, "$_"); src[offsets[i]:offsets[i]+2] != "{{" {
 		t.Errorf("inline placeholder does not map to its source")
 	}
 	if len(m.Open) != 1 || m.Open[0].Line != 7 || m.Open[0].Indent != 2 {

@@ -166,26 +166,30 @@ func (f *File) Outer() *File {
 // OuterOffset maps a byte offset of f to a byte offset in the real file.
 func (f *File) OuterOffset(off int) int {
 	for f.Parent != nil {
-		if off < 0 {
-			off = 0
-		}
-		if f.ParentMap != nil {
-			off = f.ParentMap.Map(off)
-			f = f.Parent
-			continue
-		}
-		if f.ParentOffsets == nil {
-			off = min(off, len(f.Parent.Content))
-			f = f.Parent
-			continue
-		}
-		if off >= len(f.ParentOffsets) {
-			off = len(f.ParentOffsets) - 1
-		}
-		off = f.ParentOffsets[off]
+		off = f.ParentOffset(off)
 		f = f.Parent
 	}
 	return off
+}
+
+// ParentOffset maps a byte offset of the virtual file f to one in f.Parent (one step of
+// OuterOffset); for a real file it is off.
+func (f *File) ParentOffset(off int) int {
+	switch {
+	case f.Parent == nil:
+		return off
+	case off < 0:
+		off = 0
+	}
+	switch {
+	case f.ParentMap != nil:
+		return f.ParentMap.Map(off)
+	case f.ParentOffsets == nil:
+		return min(off, len(f.Parent.Content))
+	case off >= len(f.ParentOffsets):
+		return f.ParentOffsets[len(f.ParentOffsets)-1]
+	}
+	return f.ParentOffsets[off]
 }
 
 // PositionAt returns the position in the real file of byte offset off of f.

@@ -39,8 +39,8 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 		if m := checker.MaskTemplate(h.Body); m != nil {
 			// Template placeholders in the script are placeholders in the body too: decode
 			// the YAML-safe masked body, mapped through the body to the script.
-			offs := make([]int, len(m.Offsets))
-			for k, o := range m.Offsets {
+			offs := m.Map.Table()
+			for k, o := range offs {
 				offs[k] = h.Offs[min(o, len(h.Offs)-1)]
 			}
 			inner.Content, inner.ParentOffsets, inner.Masked = m.Content, offs, true

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"strings"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -23,7 +24,7 @@ func decodeTemplated(f *checker.File) (docs []*checker.Document, probs []checker
 	}
 	f.Open = m.Open
 	v := &checker.File{Path: f.Path, Content: m.Content, Lines: checker.NewLineIndex(m.Content), Format: checker.FormatYAML,
-		Templated: true, Parent: f, ParentOffsets: m.Offsets, Masked: true}
+		Templated: true, Parent: f, ParentMap: m.Map, Masked: true}
 	docs, all := decodeStream(v)
 	for _, p := range all {
 		if p.Pos.Line > 0 && hasTemplateMarker([]byte(regionText(f, p.Pos.Line))) {
@@ -47,8 +48,13 @@ func decodeTemplated(f *checker.File) (docs []*checker.Document, probs []checker
 // Inline placeholders are masked byte for byte, so the result is the text as written.
 func restorePlaceholders(v *checker.File, docs []*checker.Document) {
 	src := v.Parent.Content
-	masked := func(k int) bool {
-		return k >= 0 && k < len(v.Content) && k < len(v.ParentOffsets) && v.ParentOffsets[k] < len(src) && v.Content[k] != src[v.ParentOffsets[k]]
+	// masked returns the offset in src of v's byte k when the masking changed it.
+	masked := func(k int) (int, bool) {
+		if k < 0 || k >= len(v.Content) {
+			return 0, false
+		}
+		o := v.ParentOffset(k)
+		return o, o < len(src) && v.Content[k] != src[o]
 	}
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
@@ -57,14 +63,17 @@ func restorePlaceholders(v *checker.File, docs []*checker.Document) {
 		}
 		switch n.Kind {
 		case yaml.ScalarNode:
-			offs := checker.ScalarOffsets(v, n)
+			if !maskedScalar(v, n) {
+				return
+			}
+			offs := checker.ScalarOffsetMap(v, n)
 			var b []byte
-			for j := 0; j < len(n.Value) && j < len(offs); j++ {
-				if masked(offs[j]) {
+			for j := 0; j < len(n.Value); j++ {
+				if o, ok := masked(offs.Map(j)); ok {
 					if b == nil {
 						b = []byte(n.Value)
 					}
-					b[j] = src[v.ParentOffsets[offs[j]]]
+					b[j] = src[o]
 				}
 			}
 			if b != nil {
@@ -81,6 +90,13 @@ func restorePlaceholders(v *checker.File, docs []*checker.Document) {
 	for _, d := range docs {
 		walk(d.Node, 0)
 	}
+}
+
+// maskedScalar reports whether scalar n of the masked file v may hold masked bytes: masking
+// writes only '$', '_', '#' and blanks, so a value without '$', '_' or '#' whose source
+// line is unchanged needs no restoring (most scalars: this saves an offset map each).
+func maskedScalar(v *checker.File, n *yaml.Node) bool {
+	return strings.ContainsAny(n.Value, "$_#") || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
 }
 
 // markOpen sets Document.Open on the documents of f that hold an output placeholder alone on
