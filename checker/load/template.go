@@ -1,8 +1,8 @@
 package load
 
 import (
-	"strings"
 	"go.yaml.in/yaml/v3"
+	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
