@@ -17,6 +17,9 @@ type genericCache struct {
 	once sync.Once
 	v    any
 	err  error
+	// aliased: the conversion expanded aliases and spent alias budget, so it is kept (a
+	// second conversion would spend the budget again).
+	aliased bool
 }
 
 // Alias expansion budgets. A "billion laughs" document is small in the source and huge once
@@ -76,6 +79,7 @@ func (d *Document) Generic() (any, error) {
 			return
 		}
 		if extra := expanded - countNodes(d.Node); extra > 0 {
+			d.generic.aliased = true
 			outer := d.File.Outer()
 			if !outer.fileAliasBudget().take(extra) {
 				d.generic.err = fmt.Errorf("document expands aliases to %d more nodes than the file's budget of %d allows (possible alias bomb)", extra, MaxFileAliasNodes)
@@ -89,6 +93,18 @@ func (d *Document) Generic() (any, error) {
 		d.generic.v, d.generic.err = c.value(d.Node, 0)
 	})
 	return d.generic.v, d.generic.err
+}
+
+// DropGeneric forgets the cached generic form so that its memory is released; a later
+// Generic converts again. The loader calls it once its typed decoding is done (most
+// documents are never read generically again, and their maps were the largest part of a run's
+// heap after the node trees). It must not run concurrently with Generic. A form that expanded
+// aliases is kept: converting it again would spend the alias budget twice.
+func (d *Document) DropGeneric() {
+	if d.generic.aliased || d.generic.err != nil {
+		return
+	}
+	d.generic = genericCache{}
 }
 
 // genericConv converts one document, sharing the values and sizes of aliased nodes.

@@ -57,7 +57,8 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 	}
 	obj := mk()
 	// The generic form is the document's own (checker.Document.Generic, with its alias-bomb
-	// budget), computed once and shared with Rego rules.
+	// budget); it is dropped once decoded (Rego rules convert the documents they read again).
+	defer d.DropGeneric()
 	generic, err := d.Generic()
 	if err != nil {
 		pos, _ := d.KindPos()
