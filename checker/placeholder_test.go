@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -83,4 +84,29 @@ func TestMaskTemplateBlockIndent(t *testing.T) {
 			t.Errorf("line %d = %q, want %q", i+1, lines[i], want)
 		}
 	}
+}
+
+// blockHeaderRe is the definition isBlockHeader implements by hand.
+var blockHeaderRe = regexp.MustCompile(`(^|[:\-])[ \t]+[|>][-+0-9]*[ \t]*(#.*)?\r?$`)
+
+var blockHeaderCases = []string{"", "key: |", "key: |-", "key: >+2", "- >-", "  |", "|", "k: |2 # c", "k: | #", "k:|", "k: |x", "a: b | c",
+	"a: | b", "k: |\r", "k: |\r\r", "k: | # c\r", "k: |-\t", "x- |", "x | y: |", "k: >\n", "k: | #\n", "k: |\t#c", "k: a|", ":  >  ", "- - |"}
+
+func TestIsBlockHeaderMatchesRegexp(t *testing.T) {
+	for _, c := range blockHeaderCases {
+		if got, want := isBlockHeader([]byte(c)), blockHeaderRe.MatchString(c); got != want {
+			t.Errorf("isBlockHeader(%q) = %v, the expression says %v", c, got, want)
+		}
+	}
+}
+
+func FuzzIsBlockHeader(f *testing.F) {
+	for _, c := range blockHeaderCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, c string) {
+		if got, want := isBlockHeader([]byte(c)), blockHeaderRe.MatchString(c); got != want {
+			t.Errorf("isBlockHeader(%q) = %v, the expression says %v", c, got, want)
+		}
+	})
 }
