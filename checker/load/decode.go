@@ -184,15 +184,63 @@ var (
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// fieldIssues walks n against Go type t and returns unknown and duplicate keys.
+// fieldIssues walks n against Go type t and returns unknown and duplicate keys. The walk
+// keeps one path stack and copies it only into an issue; the type checks are cached per type
+// (it ran on every node of every typed document, most of which have no issue at all).
 func fieldIssues(n *yaml.Node, t reflect.Type, path checker.Path, out []checker.FieldIssue) []checker.FieldIssue {
+	w := issueWalk{stack: append(make(checker.Path, 0, 16), path...), out: out}
+	w.walk(n, t)
+	return w.out
+}
+
+type issueWalk struct {
+	stack checker.Path
+	out   []checker.FieldIssue
+}
+
+func (w *issueWalk) path() checker.Path { return append(checker.Path(nil), w.stack...) }
+
+// customDecoding caches whether a type decodes itself (durations, quantities).
+var customDecoding sync.Map // reflect.Type -> bool
+
+func decodesItself(t reflect.Type) bool {
+	if v, ok := customDecoding.Load(t); ok {
+		return v.(bool)
+	}
+	b := reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler)
+	customDecoding.Store(t, b)
+	return b
+}
+
+// duplicateKey reports whether mapping n's key at i repeats an earlier key: a scan of the
+// earlier keys for small mappings, a set (built once, in seen) for large ones.
+func duplicateKey(n *yaml.Node, i int, seen *map[string]bool) bool {
+	const small = 32
+	k := n.Content[i].Value
+	if len(n.Content) <= 2*small {
+		for j := 0; j < i; j += 2 {
+			if n.Content[j].Value == k {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]bool, len(n.Content)/2)
+	}
+	dup := (*seen)[k]
+	(*seen)[k] = true
+	return dup
+}
+
+func (w *issueWalk) walk(n *yaml.Node, t reflect.Type) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if n == nil || n.Kind == yaml.AliasNode {
-		return out
+		return
 	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+	if decodesItself(t) {
 		// Types with their own decoding (durations, quantities): check the value here so a
 		// bad one is reported at its position, not at the document.
 		if n.Kind == yaml.ScalarNode && !checker.HasPlaceholder(n.Value) {
@@ -201,60 +249,54 @@ func fieldIssues(n *yaml.Node, t reflect.Type, path checker.Path, out []checker.
 				if err := json.Unmarshal(raw, v); err != nil {
 					var ute *json.UnmarshalTypeError
 					if !errors.As(err, &ute) {
-						out = append(out, checker.FieldIssue{Kind: checker.IssueInvalid, Path: path, Value: n, Message: err.Error()})
+						w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueInvalid, Path: w.path(), Value: n, Message: err.Error()})
 					}
 				}
 			}
 		}
-		return out
+		return
 	}
 	switch t.Kind() {
-	case reflect.Struct:
+	case reflect.Struct, reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			return out
+			return
 		}
-		fi := structFields(t)
-		seen := map[string]bool{}
+		var fi *fieldInfo
+		if t.Kind() == reflect.Struct {
+			fi = structFields(t)
+		}
+		var seen map[string]bool
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Value == "<<" {
+			if fi != nil && k.Value == "<<" {
 				continue
 			}
-			p := append(append(checker.Path(nil), path...), k.Value)
-			if seen[k.Value] {
-				out = append(out, checker.FieldIssue{Kind: checker.IssueDuplicate, Path: p, Key: k})
+			w.stack = append(w.stack, k.Value)
+			if duplicateKey(n, i, &seen) {
+				w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueDuplicate, Path: w.path(), Key: k})
 			}
-			seen[k.Value] = true
-			ft, ok := fi.fields[k.Value]
-			if !ok {
-				out = append(out, checker.FieldIssue{Kind: checker.IssueUnknown, Path: p, Key: k, Known: fi.names})
-				continue
+			switch {
+			case fi == nil:
+				w.walk(v, t.Elem())
+			default:
+				if ft, ok := fi.fields[k.Value]; ok {
+					w.walk(v, ft)
+				} else {
+					w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueUnknown, Path: w.path(), Key: k, Known: fi.names})
+				}
 			}
-			out = fieldIssues(v, ft, p, out)
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			return out
-		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			p := append(append(checker.Path(nil), path...), k.Value)
-			if seen[k.Value] {
-				out = append(out, checker.FieldIssue{Kind: checker.IssueDuplicate, Path: p, Key: k})
-			}
-			seen[k.Value] = true
-			out = fieldIssues(v, t.Elem(), p, out)
+			w.stack = w.stack[:len(w.stack)-1]
 		}
 	case reflect.Slice, reflect.Array:
 		if n.Kind != yaml.SequenceNode {
-			return out
+			return
 		}
 		for i, c := range n.Content {
-			out = fieldIssues(c, t.Elem(), append(append(checker.Path(nil), path...), strconv.Itoa(i)), out)
+			w.stack = append(w.stack, strconv.Itoa(i))
+			w.walk(c, t.Elem())
+			w.stack = w.stack[:len(w.stack)-1]
 		}
 	}
-	return out
 }
 
 func firstInvalid(issues []checker.FieldIssue) *checker.FieldIssue {
