@@ -1,6 +1,7 @@
 package report
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -13,6 +14,60 @@ func TargetText(t checker.Target) string {
 		return s
 	}
 	return "default"
+}
+
+// maxTargetGroups is how many scope groups a summary line names one by one; beyond it, the
+// line counts the scopes of each version (a monorepo has hundreds of clusters).
+const maxTargetGroups = 4
+
+// TargetsLine is TargetsText for a summary line that must stay short: with more than
+// maxTargetGroups groups of scopes it counts the scopes at each version instead, and points
+// at where each scope's target is listed.
+func TargetsLine(ts []checker.Target, fallback checker.Target) string {
+	if countTargetGroups(ts) <= maxTargetGroups {
+		return TargetsText(ts, fallback)
+	}
+	return "targets by scope: " + VersionCounts(ts) + " (each scope's target and its evidence: --verbose, or targets in the JSON output)"
+}
+
+func countTargetGroups(ts []checker.Target) int {
+	seen := map[[2]string]bool{}
+	for _, t := range ts {
+		seen[[2]string{t.Version.String(), t.Source}] = true
+	}
+	return len(seen)
+}
+
+// VersionCounts counts the scopes checked at each version, lowest version first: "1.32 in 3
+// scopes, 1.40 in 1 scope (default)". A version counts as default when every scope at it has
+// the default target.
+func VersionCounts(ts []checker.Target) string {
+	type count struct {
+		v       checker.Version
+		n       int
+		allDflt bool
+	}
+	var counts []*count
+	idx := map[string]*count{}
+	for _, t := range ts {
+		c := idx[t.Version.String()]
+		if c == nil {
+			c = &count{v: t.Version, allDflt: true}
+			idx[t.Version.String()] = c
+			counts = append(counts, c)
+		}
+		c.n++
+		c.allDflt = c.allDflt && t.Source == "default"
+	}
+	sort.Slice(counts, func(i, j int) bool { return counts[i].v.Less(counts[j].v) })
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = c.v.String() + " in " + plural(c.n, "scope", "scopes")
+		if c.allDflt {
+			parts[i] += " (default)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // TargetsText describes the targets of a run's scopes on one line, as the summary does:

@@ -161,6 +161,15 @@ func (f *textFormatter) summary(r *Result) string {
 		if s := targetSource(ts[0].Target); s != "" {
 			b.WriteString(" (" + Terminal(s) + ")")
 		}
+	case len(ts) > maxTargetGroups:
+		// A monorepo's hundreds of scopes: the count at each version, not a line each.
+		var all []checker.Target
+		for _, g := range ts {
+			for range g.scopes {
+				all = append(all, g.Target)
+			}
+		}
+		b.WriteString(" · targets by scope: " + VersionCounts(all) + " (each scope's target: --verbose, or the JSON output)")
 	case len(ts) > 1:
 		// Scopes checked at different versions: one line each.
 		b.WriteString(" · targets by scope:")

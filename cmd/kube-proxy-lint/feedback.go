@@ -96,7 +96,7 @@ func runSummary(ws *checker.Workspace, res *report.Result) string {
 		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
 	}
 	fmt.Fprintf(&b, " in %s (%s)", pluralOf(files, "file", "files"), pluralOf(len(ws.Instances), "kube-proxy instance", "kube-proxy instances"))
-	b.WriteString(" · " + report.TargetsText(ws.ScopeTargets(), ws.Target))
+	b.WriteString(" · " + report.TargetsLine(ws.ScopeTargets(), ws.Target))
 	return b.String()
 }
 
