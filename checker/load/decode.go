@@ -56,23 +56,31 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 		return nil
 	}
 	obj := mk()
-	// The generic form is the document's own (checker.Document.Generic, with its alias-bomb
-	// budget); it is dropped once decoded (Rego rules convert the documents they read again).
-	defer d.DropGeneric()
-	generic, err := d.Generic()
-	if err != nil {
-		pos, _ := d.KindPos()
-		return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %v", d.Kind, err), Manifest: true, Document: d}
+	templated := d.File.Templated || d.File.Outer().Templated
+	raw, direct := []byte(nil), false
+	if !templated {
+		raw, direct = nodeJSON(d.Node)
 	}
-	if d.File.Templated || d.File.Outer().Templated {
-		// A placeholder's value is only known once the template is rendered: decode the
-		// literal fields and leave placeholder fields unset (rules see them as unknown).
-		generic = withoutPlaceholders(generic)
-	}
-	raw, err := json.Marshal(generic)
-	if err != nil {
-		pos, _ := d.KindPos()
-		return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %v", d.Kind, err), Manifest: true, Document: d}
+	if !direct {
+		// The generic form is the document's own (checker.Document.Generic, with its
+		// alias-bomb budget); it is dropped once decoded (Rego rules convert the documents
+		// they read again).
+		defer d.DropGeneric()
+		generic, err := d.Generic()
+		if err != nil {
+			pos, _ := d.KindPos()
+			return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %v", d.Kind, err), Manifest: true, Document: d}
+		}
+		if templated {
+			// A placeholder's value is only known once the template is rendered: decode the
+			// literal fields and leave placeholder fields unset (rules see them as unknown).
+			generic = withoutPlaceholders(generic)
+		}
+		raw, err = json.Marshal(generic)
+		if err != nil {
+			pos, _ := d.KindPos()
+			return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %v", d.Kind, err), Manifest: true, Document: d}
+		}
 	}
 	d.Issues = fieldIssues(d.Node, reflect.TypeOf(obj).Elem(), nil, nil)
 	// Kubernetes decodes field names case-sensitively: "Mode" is not "mode".
