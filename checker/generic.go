@@ -233,6 +233,31 @@ func mergeGeneric(m map[string]any, v any) {
 	}
 }
 
+// decimalInt reads the common int forms ("0", "42", "-7") without a YAML decoder (one per
+// scalar was a large part of typed decoding); other forms (octal, hex, signs, underscores,
+// large values) are left to the decoder.
+func decimalInt(s string) (int64, bool) {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || len(d) > 1 && d[0] == '0' {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if s[0] == '-' {
+		v = -v
+	}
+	return v, true
+}
+
 // GenericScalar resolves a scalar by its tag as Kubernetes' YAML 1.1 reader would: plain
 // yes/no/on/off are booleans, ints stay integers, infinities and NaN stay strings (JSON has no
 // such numbers). Document.Generic and the loader's typed decoding both read scalars this way.
@@ -246,11 +271,20 @@ func GenericScalar(n *yaml.Node) any {
 	case "!!null":
 		return nil
 	case "!!bool":
+		switch n.Value {
+		case "true", "True", "TRUE":
+			return true
+		case "false", "False", "FALSE":
+			return false
+		}
 		var b bool
 		if n.Decode(&b) == nil {
 			return b
 		}
 	case "!!int":
+		if i, ok := decimalInt(n.Value); ok {
+			return i
+		}
 		var i int64
 		if n.Decode(&i) == nil {
 			return i
