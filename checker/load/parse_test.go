@@ -2,6 +2,7 @@ package load
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -32,4 +33,23 @@ func FuzzHasTemplateMarker(f *testing.F) {
 			t.Errorf("hasTemplateMarker(%q) = %v, the expression says %v", c, got, want)
 		}
 	})
+}
+
+// TestReadSized: the whole content whatever the size given (smaller, exact, larger), never
+// more than the limit, and a buffer no larger than needed when the size is right.
+func TestReadSized(t *testing.T) {
+	src := strings.Repeat("kube-proxy ", 1000)
+	for _, size := range []int64{0, 10, int64(len(src)), int64(len(src)) * 3} {
+		b, err := readSized(strings.NewReader(src), size, 1<<20)
+		if err != nil || string(b) != src {
+			t.Fatalf("size %d: %d bytes, %v", size, len(b), err)
+		}
+		if size == int64(len(src)) && cap(b) != len(src)+1 {
+			t.Errorf("exact size: capacity %d for %d bytes", cap(b), len(b))
+		}
+	}
+	b, err := readSized(strings.NewReader(src), int64(len(src)), 100)
+	if err != nil || len(b) != 100 {
+		t.Errorf("limit 100: %d bytes, %v", len(b), err)
+	}
 }
