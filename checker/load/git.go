@@ -176,6 +176,9 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		}
 		in := input{name: picked[i].name, content: content, explicit: explicit[i], aliases: aliases, turns: order, index: i}
 		files[i], fileProbs[i] = readAndParse(ctx, in, opts.MaxFileSize)
+		if !opts.KeepTrees {
+			prune(files[i])
+		}
 		if files[i] == nil && len(fileProbs[i]) == 0 {
 			opts.trace(picked[i].name, TraceContent)
 		}

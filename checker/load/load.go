@@ -44,6 +44,9 @@ type Options struct {
 	// Go tools skip them (their files are test inputs, not the user's clusters). A testdata
 	// directory named on the command line is always read.
 	IncludeTestdata bool
+	// KeepTrees keeps the whole node tree of every document: no pruning (prune.go). Set it
+	// when repository or --policy Rego rules run, since they may read any document.
+	KeepTrees bool
 	// Trace, when set, is told about every file and directory the load leaves out, and why
 	// (--verbose): a name it does not read, .gitignore, a directory it never enters, a file
 	// whose content is nothing it checks. It may be called from several goroutines.
@@ -108,6 +111,9 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 			for i := range next {
 				if ctx.Err() == nil {
 					files[i], fileProbs[i] = readAndParse(ctx, inputs[i], opts.MaxFileSize)
+					if !opts.KeepTrees {
+						prune(files[i])
+					}
 					if files[i] == nil && len(fileProbs[i]) == 0 {
 						opts.trace(inputs[i].name, TraceContent)
 					}

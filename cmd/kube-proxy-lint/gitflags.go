@@ -69,6 +69,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		MaxFileSize:     cfg.maxSize,
 		IncludeTestdata: cfg.includeTestdata,
 		Overlay:         cfg.overlay,
+		KeepTrees:       cfg.keepTrees,
 	}
 	if tr != nil {
 		opts.Trace = tr.trace

@@ -176,7 +176,9 @@ type lintConfig struct {
 	writeBaseline   string
 	explicitOutputs bool
 	policyDirs      []string
-	targetSource    string
+	// keepTrees: user Rego rules run, so no document is pruned.
+	keepTrees    bool
+	targetSource string
 	// fixes are --fix, --unsafe-fixes and --diff; overlay replaces file contents when the
 	// fixer lints the fixed files.
 	fixes   fixFlags
@@ -248,6 +250,9 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Repository and --policy Rego rules may read any document: the loader keeps every
+	// document's tree for them (load.Options.KeepTrees).
+	cfg.keepTrees = len(dirs) > 0 || len(repoPolicySources(&f.cfg)) > 0
 	conf, err := applyConfig(f, file, all)
 	if err != nil {
 		return nil, err

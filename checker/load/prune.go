@@ -1,0 +1,86 @@
+package load
+
+import (
+	"bytes"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// Pruning. Most documents of a large repository are application workloads and RBAC that no
+// rule reads past their metadata, yet their node trees were most of a run's memory (half the
+// nodes of the benchmark corpus are Deployments). Once a file is decoded, the documents of
+// the kinds below whose lines hold none of pruneKeep's words keep only apiVersion, kind
+// and metadata: enough for scopes, suppression annotations and document ranges, and their
+// typed object is dropped. The words are those every rule and built-in policy looks for in
+// workloads (kube-proxy itself, host networking, loopback addresses, the chains, sets and
+// tools of each mode, the replacements of kube-proxy, apiserver NodePort ranges): a file that
+// names one keeps its tree. A rule that reads other workloads must add its word here; the
+// rule fixtures run with pruning on, so a missing word fails them. Repository Rego policies
+// may read any document: Options.KeepTrees turns pruning off for them.
+
+// pruneKinds are the kinds whose trees are pruned: workloads other than DaemonSets and Pods
+// (kube-proxy's own kinds, kept whole) and kinds no rule reads.
+var pruneKinds = map[string]bool{
+	"Deployment": true, "StatefulSet": true, "ReplicaSet": true, "Job": true, "CronJob": true,
+	"HorizontalPodAutoscaler": true, "PodDisruptionBudget": true, "NetworkPolicy": true, "Ingress": true,
+	"ServiceAccount": true, "Role": true, "RoleBinding": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"PersistentVolumeClaim": true, "PersistentVolume": true, "StorageClass": true, "PriorityClass": true,
+	"ResourceQuota": true, "LimitRange": true, "IngressClass": true, "Namespace": true,
+}
+
+// pruneKeep are the words that keep every tree of a file.
+var pruneKeep = [][]byte{
+	[]byte("kube-proxy"), []byte("kubeproxy"), []byte("kube_proxy"), []byte("KubeProxy"), []byte("proxy-mode"), []byte("proxyMode"),
+	[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("[::1]"), []byte("[0:0:0:0:0:0:0:1]"),
+	[]byte("iptables"), []byte("ipvs"), []byte("IPVS"), []byte("ipset"), []byte("nft"), []byte("conntrack"), []byte("KUBE-"),
+	[]byte("service-node-port-range"),
+	[]byte("cilium"), []byte("calico"), []byte("antrea"), []byte("kube-router"), []byte("kube-ovn"), []byte("replacement"),
+	[]byte("{{"), []byte("{%"), []byte("${"),
+}
+
+// prune replaces the trees of f's prunable documents by their metadata (see above). The words
+// are looked for in each document's own lines (from its first line to the next document's),
+// so that a Deployment beside a kube-proxy alert rule is still pruned.
+func prune(f *checker.File) {
+	if f == nil || len(f.Docs) == 0 || f.Lines == nil {
+		return
+	}
+	for i, d := range f.Docs {
+		// The documents of a template are those of its masked copy, which keeps every line
+		// where it was: ranges are read in the template itself, placeholders included.
+		own := d.File == f || d.File.Masked && d.File.Parent == f
+		if !pruneKinds[d.Kind] || !own || d.Parent != nil || len(d.Embedded) > 0 || d.Node == nil || d.Node.Kind != yaml.MappingNode {
+			continue
+		}
+		from := f.Lines.LineStart(d.Node.Line)
+		to := len(f.Content)
+		if i+1 < len(f.Docs) && f.Docs[i+1].Node != nil {
+			to = f.Lines.LineStart(f.Docs[i+1].Node.Line)
+		}
+		if from < 0 || to > len(f.Content) || from > to || mentions(f.Content[from:to], pruneKeep) {
+			continue
+		}
+		stub := *d.Node
+		stub.Content = nil
+		for k := 0; k+1 < len(d.Node.Content); k += 2 {
+			switch d.Node.Content[k].Value {
+			case "apiVersion", "kind", "metadata":
+				stub.Content = append(stub.Content, d.Node.Content[k], d.Node.Content[k+1])
+			}
+		}
+		d.Node = &stub
+		d.Object = nil
+		d.Pruned = true
+	}
+}
+
+func mentions(b []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(b, w) {
+			return true
+		}
+	}
+	return false
+}
