@@ -1,0 +1,80 @@
+package load
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestPrune: an application Deployment that names nothing a rule reads keeps only its
+// metadata, one beside it that runs on the host network keeps its tree, and KeepTrees keeps
+// every tree (repository Rego rules may read any document).
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	src := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations:
+    runbook: https://wiki.example/web
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: agent
+spec:
+  template:
+    spec:
+      hostNetwork: true
+      containers:
+      - name: agent
+        image: agent
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: NodePort
+  ports:
+  - port: 80
+    nodePort: 30080
+`
+	if err := os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []bool{false, true} {
+		ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir, KeepTrees: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ws.Docs) != 3 {
+			t.Fatalf("%d documents", len(ws.Docs))
+		}
+		web, agent, svc := ws.Docs[0], ws.Docs[1], ws.Docs[2]
+		if web.Pruned == keep {
+			t.Errorf("KeepTrees=%v: web pruned=%v", keep, web.Pruned)
+		}
+		if agent.Pruned || svc.Pruned || agent.Object == nil || svc.Object == nil {
+			t.Errorf("KeepTrees=%v: the host-network Deployment and the Service must keep their trees and objects", keep)
+		}
+		if web.Pruned {
+			if _, n := web.Lookup([]string{"spec"}); n != nil || web.Object != nil {
+				t.Error("a pruned document keeps its spec")
+			}
+			if _, n := web.Lookup([]string{"metadata", "annotations", "runbook"}); n == nil || n.Line != 6 {
+				t.Error("a pruned document lost its metadata or its positions")
+			}
+			if web.Node.Line != 1 || web.Kind != "Deployment" || web.Name != "web" {
+				t.Errorf("a pruned document lost its identity: line %d %s/%s", web.Node.Line, web.Kind, web.Name)
+			}
+		}
+	}
+}
