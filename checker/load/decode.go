@@ -283,15 +283,12 @@ func (w *issueWalk) walk(n *yaml.Node, t reflect.Type) {
 			if duplicateKey(n, i, &seen) {
 				w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueDuplicate, Path: w.path(), Key: k})
 			}
-			switch {
-			case fi == nil:
+			if fi == nil {
 				w.walk(v, t.Elem())
-			default:
-				if ft, ok := fi.fields[k.Value]; ok {
-					w.walk(v, ft)
-				} else {
-					w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueUnknown, Path: w.path(), Key: k, Known: fi.names})
-				}
+			} else if ft, ok := fi.fields[k.Value]; ok {
+				w.walk(v, ft)
+			} else {
+				w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueUnknown, Path: w.path(), Key: k, Known: fi.names})
 			}
 			w.stack = w.stack[:len(w.stack)-1]
 		}

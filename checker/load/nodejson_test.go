@@ -64,7 +64,7 @@ func TestNodeJSONMatchesGeneric(t *testing.T) {
 	root := filepath.Join("..", "..", "fixtures")
 	n := 0
 	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
 			return err
 		}
 		b, err := os.ReadFile(p)
