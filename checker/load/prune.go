@@ -21,13 +21,15 @@ import (
 // may read any document: Options.KeepTrees turns pruning off for them.
 
 // pruneKinds are the kinds whose trees are pruned: workloads other than DaemonSets and Pods
-// (kube-proxy's own kinds, kept whole) and kinds no rule reads.
+// (kube-proxy's own kinds, kept whole), PrometheusRules, and kinds no rule reads.
 var pruneKinds = map[string]bool{
 	"Deployment": true, "StatefulSet": true, "ReplicaSet": true, "Job": true, "CronJob": true,
 	"HorizontalPodAutoscaler": true, "PodDisruptionBudget": true, "NetworkPolicy": true, "Ingress": true,
 	"ServiceAccount": true, "Role": true, "RoleBinding": true, "ClusterRole": true, "ClusterRoleBinding": true,
 	"PersistentVolumeClaim": true, "PersistentVolume": true, "StorageClass": true, "PriorityClass": true,
 	"ResourceQuota": true, "LimitRange": true, "IngressClass": true, "Namespace": true,
+	// Alert and recording rules matter only with a kube-proxy metric (KP501, KP502).
+	"PrometheusRule": true,
 }
 
 // pruneKeep are the words that keep every tree of a file.
@@ -37,8 +39,13 @@ var pruneKeep = [][]byte{
 	[]byte("iptables"), []byte("ipvs"), []byte("IPVS"), []byte("ipset"), []byte("nft"), []byte("conntrack"), []byte("KUBE-"),
 	[]byte("service-node-port-range"),
 	[]byte("cilium"), []byte("calico"), []byte("antrea"), []byte("kube-router"), []byte("kube-ovn"), []byte("replacement"),
-	[]byte("{{"), []byte("{%"), []byte("${"),
+	[]byte("kubeproxy_"),
 }
+
+// pruneKeepTemplated: a template placeholder may render into any of pruneKeep's words, so a
+// document with one keeps its tree; not an alert rule, whose {{ $labels.x }} is Prometheus'
+// own templating and whose placeholders KP501 and KP502 cannot read anyway.
+var pruneKeepTemplated = [][]byte{[]byte("{{"), []byte("{%"), []byte("${")}
 
 // prune replaces the trees of f's prunable documents by their metadata (see above). The words
 // are looked for in each document's own lines (from its first line to the next document's),
@@ -59,7 +66,8 @@ func prune(f *checker.File) {
 		if i+1 < len(f.Docs) && f.Docs[i+1].Node != nil {
 			to = f.Lines.LineStart(f.Docs[i+1].Node.Line)
 		}
-		if from < 0 || to > len(f.Content) || from > to || mentions(f.Content[from:to], pruneKeep) {
+		text := f.Content[max(from, 0):max(min(to, len(f.Content)), from)]
+		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) {
 			continue
 		}
 		stub := *d.Node
