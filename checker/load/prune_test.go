@@ -78,3 +78,43 @@ spec:
 		}
 	}
 }
+
+// TestPrunePrometheusRule: alert rules keep their tree only when they name a kube-proxy
+// metric; Prometheus' own {{ $labels }} templating does not keep them.
+func TestPrunePrometheusRule(t *testing.T) {
+	dir := t.TempDir()
+	src := `apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: app
+spec:
+  groups:
+  - name: app
+    rules:
+    - alert: AppDown
+      expr: up{job="app"} == 0
+      annotations:
+        summary: "{{ $labels.instance }} is down"
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: proxy
+spec:
+  groups:
+  - name: proxy
+    rules:
+    - alert: SlowSync
+      expr: rate(kubeproxy_sync_proxy_rules_iptables_total[5m]) > 1
+`
+	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Docs) != 2 || !ws.Docs[0].Pruned || ws.Docs[1].Pruned {
+		t.Fatalf("want the app rules pruned and the kube-proxy rules whole: %d docs", len(ws.Docs))
+	}
+}
