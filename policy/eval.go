@@ -33,29 +33,66 @@ func (r viewResolver) Eval(context.Context, resolver.Input) (resolver.Result, er
 	return resolver.Result{Value: r.v}, nil
 }
 
-// run evaluates the rule on every matching document of the workspace.
+// run evaluates the rule on every matching document of the workspace. The workspace view
+// is built, and an embedded rule compiled, only once a document the rule applies to is found.
 func (rr *regoRule) run(p *checker.Pass) error {
 	ws := p.Workspace
-	st := stateFor(ws)
-	if st.err != nil {
-		return st.err
-	}
 	ctx, cancel := context.WithTimeout(p.Context(), Timeout)
 	defer cancel()
 	// One canceller for the whole run instead of a watcher goroutine per evaluation.
 	c := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, c.Cancel)
 	defer stop()
-	res := viewResolver{st.view}
+	// The workspace's state is built on first need (once per workspace for every Rego rule),
+	// and the rule prepared on the first input it is evaluated on.
+	var st *wsState
+	state := func() (*wsState, error) {
+		if st == nil {
+			st = stateFor(ws)
+		}
+		return st, st.err
+	}
+	var res viewResolver
+	prepared := false
+	ready := func() error {
+		if prepared {
+			return nil
+		}
+		if _, err := state(); err != nil {
+			return err
+		}
+		if err := rr.prepare(); err != nil {
+			return err
+		}
+		res, prepared = viewResolver{st.view}, true
+		return nil
+	}
+	if rr.needsReplacements {
+		if _, err := state(); err != nil {
+			return err
+		}
+		if len(st.viewGo.Replacements) == 0 {
+			return nil
+		}
+	}
 	for _, d := range ws.Docs {
 		if d.Node == nil || (rr.kinds != nil && !rr.kinds[d.Kind]) {
 			continue
 		}
-		if rr.kubeProxyWorkloads && workloadKinds[d.Kind] && len(st.byDoc[st.refs[d].ID]) == 0 {
-			continue
+		if (rr.kubeProxyWorkloads && workloadKinds[d.Kind]) || rr.modes != nil {
+			// Both need a kube-proxy that the document runs or configures (in the view).
+			if _, err := state(); err != nil {
+				return err
+			}
+			if ins := st.byDoc[st.refs[d].ID]; len(ins) == 0 || !rr.inModes(ins) {
+				continue
+			}
 		}
 		if _, err := d.Generic(); err != nil {
 			continue // the loader reports documents that cannot be converted (KP001 or a notice)
+		}
+		if err := ready(); err != nil {
+			return err
 		}
 		in, err := st.input(ws, d)
 		if err != nil {
@@ -77,10 +114,19 @@ func (rr *regoRule) run(p *checker.Pass) error {
 			return err
 		}
 	}
-	if !rr.commandLines {
+	if !rr.commandLines || !hasCommandLines(ws) {
 		return nil
 	}
+	if _, err := state(); err != nil {
+		return err
+	}
 	for _, file := range st.commandFiles {
+		if !rr.inModes(st.byCommandFile[file]) {
+			continue
+		}
+		if err := ready(); err != nil {
+			return err
+		}
 		in, err := st.commandInput(file)
 		if err == nil {
 			var rs rego.ResultSet
@@ -384,4 +430,29 @@ func short(v any) string {
 var workloadKinds = map[string]bool{
 	"Pod": true, "DaemonSet": true, "Deployment": true, "StatefulSet": true,
 	"ReplicaSet": true, "Job": true, "CronJob": true,
+}
+
+// inModes reports whether one of ins runs in one of the rule's modes (custom.modes), or the
+// rule names no modes.
+func (rr *regoRule) inModes(ins []InstanceView) bool {
+	if rr.modes == nil {
+		return true
+	}
+	for _, in := range ins {
+		if rr.modes[in.Mode.Value] {
+			return true
+		}
+	}
+	return false
+}
+
+// hasCommandLines reports whether ws has kube-proxy command lines in text files, the input
+// of rules whose kinds list CommandLineKind (see wsState.commandFiles).
+func hasCommandLines(ws *checker.Workspace) bool {
+	for _, in := range ws.Instances {
+		if in.Kind == checker.InstanceCommand && in.Source != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -20,6 +20,7 @@
 #   since: 0.1.0
 #   kinds: ["", KubeProxyConfiguration, KubeProxyConfig, Cluster, ClusterConfig, KubeOneCluster, Config, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob, command line]
 #   workloads: kube-proxy
+#   modes: [ipvs]
 #   remediation: |
 #     Decide what the scheduler was for. For stickiness set `sessionAffinity: ClientIP` on the
 #     Services that need it; for locality use `internalTrafficPolicy: Local` or topology-aware

@@ -34,6 +34,7 @@
 #   severity_text: warning; info when nothing in the scope runs kube-proxy
 #   since: 0.1.0
 #   kinds: ["", DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob, KubeProxyConfiguration, ConfigMap, Installation, ClusterConfiguration, InitConfiguration, HelmRelease, Application, Cluster, Shoot, KubeProxyConfig, ClusterConfig, KubeOneCluster, Config]
+#   replacements: required
 #   workloads: kube-proxy
 #   remediation: |
 #     Decide which data plane serves Services. If Cilium or Calico replaces kube-proxy, delete

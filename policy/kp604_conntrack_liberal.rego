@@ -16,6 +16,7 @@
 #   default: off
 #   since: 0.1.0
 #   kinds: [KubeProxyConfiguration, DaemonSet, Pod, Deployment, StatefulSet, ReplicaSet, Job, CronJob]
+#   modes: [nftables]
 #   workloads: kube-proxy
 #   remediation: |
 #     If nodes run kernels older than 6.1 and carry long-lived connections through Services,

@@ -21,8 +21,14 @@ type ruleMetadata struct {
 	// documents that run kube-proxy (custom.workloads: kube-proxy): most workloads of a
 	// repository are applications, and evaluating the rule on them finds nothing.
 	KubeProxyWorkloads bool
-	Doc                checker.Doc
-	URL                string
+	// Modes limits the rule to the documents (and command-line files) with a kube-proxy
+	// instance whose effective mode is one of them (custom.modes).
+	Modes []string
+	// NeedsReplacements limits the rule to workspaces with signs that something replaces
+	// kube-proxy (custom.replacements: required).
+	NeedsReplacements bool
+	Doc               checker.Doc
+	URL               string
 }
 
 // UserSince is the Since of user policies that do not name one.
@@ -44,10 +50,16 @@ func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
 			hasFindings = true
 		}
 	}
-	loc := where(m.Package.Location)
+	return annotationMeta(a, m.Package, hasFindings, builtin)
+}
+
+// annotationMeta checks and reads the package-scoped annotations a of the package pkg;
+// hasFindings says whether the module defines findings.
+func annotationMeta(a *ast.Annotations, pkg *ast.Package, hasFindings, builtin bool) (*ruleMetadata, error) {
+	loc := where(pkg.Location)
 	if a == nil || a.Custom["id"] == nil {
 		if hasFindings {
-			return nil, fmt.Errorf("%s: package %s defines findings but has no METADATA block with custom.id (put \"# METADATA\" with title, description and custom: id, name, severity right above the package line)", loc, strings.TrimPrefix(m.Package.Path.String(), "data."))
+			return nil, fmt.Errorf("%s: package %s defines findings but has no METADATA block with custom.id (put \"# METADATA\" with title, description and custom: id, name, severity right above the package line)", loc, strings.TrimPrefix(pkg.Path.String(), "data."))
 		}
 		if builtin {
 			return nil, fmt.Errorf("%s: built-in policy without METADATA", loc)
@@ -135,6 +147,32 @@ func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
 	default:
 		errs = append(errs, fmt.Errorf("%s: METADATA custom.kinds must be a list of kinds, got %v", loc, k))
 	}
+	switch m := a.Custom["modes"].(type) {
+	case nil:
+	case []any:
+		for _, e := range m {
+			s, ok := e.(string)
+			if !ok || s == "" {
+				errs = append(errs, fmt.Errorf("%s: METADATA custom.modes must list kube-proxy modes, got %v", loc, e))
+				continue
+			}
+			md.Modes = append(md.Modes, s)
+		}
+		if len(m) == 0 {
+			errs = append(errs, fmt.Errorf("%s: METADATA custom.modes is empty: the rule would never run", loc))
+		}
+	case string:
+		md.Modes = []string{m}
+	default:
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.modes must be a list of kube-proxy modes, got %v", loc, m))
+	}
+	switch r := get("replacements"); r {
+	case "", "any":
+	case "required":
+		md.NeedsReplacements = true
+	default:
+		errs = append(errs, fmt.Errorf("%s: METADATA custom.replacements must be required or any, got %q", loc, r))
+	}
 	switch w := get("workloads"); w {
 	case "", "all":
 	case "kube-proxy":
@@ -160,7 +198,7 @@ func ruleMeta(file string, m *ast.Module, builtin bool) (*ruleMetadata, error) {
 		}
 	}
 	if !hasFindings {
-		errs = append(errs, fmt.Errorf("%s: rule %s has no findings rule (findings contains {\"msg\": ..., \"path\": [...]} if ...)", where(m.Package.Location), md.ID))
+		errs = append(errs, fmt.Errorf("%s: rule %s has no findings rule (findings contains {\"msg\": ..., \"path\": [...]} if ...)", where(pkg.Location), md.ID))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

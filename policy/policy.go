@@ -4,13 +4,14 @@
 // positions, severities, suppressions and outputs.
 //
 // The contract of a rule module: a package-scoped `# METADATA` block whose custom section
-// holds id, name, severity (and optionally since, default, kinds, remediation, before,
-// after, severity_text, url), and a set rule `findings` of objects {msg, path} with optional
+// holds id, name, severity (and optionally since, default, kinds, workloads, modes,
+// replacements, remediation, before, after, severity_text, url), and a set rule `findings` of objects {msg, path} with optional
 // fix, related and location. input is one document (see Input); data.kube_proxy_lint is the
 // workspace view (see View). docs/policies.md documents it and docs/policy-input.schema.json
 // is its JSON Schema.
 //
-// Policies are compiled once per process into one compiler per policy set; each rule has one
+// User policies are compiled when loaded, into one compiler per policy set; each embedded rule
+// is compiled alone, on the first document it applies to (see Builtin). Each rule has one
 // prepared query, evaluated per matching document and safe for concurrent use. They run
 // sandboxed: the capabilities are pinned to the OPA release this package was built with,
 // minus every builtin that reaches the network, the environment, the file system, the clock or
@@ -95,8 +96,13 @@ var (
 	builtinErr   error
 )
 
-// Builtin returns the embedded Rego rules, compiled once per process. A broken embedded policy
-// is a programmer error, caught by the tests of this package, so Builtin panics on it.
+// Builtin returns the embedded Rego rules. Their metadata is read once per process from the
+// METADATA block of each file; each rule's module is parsed, compiled and prepared only when
+// the rule first meets a document it applies to (compiling every embedded policy costs more
+// than the rest of a one-file run, most of whose documents no Rego rule applies to). The
+// modules are independent, so each is compiled alone. A broken embedded policy is a
+// programmer error, caught by the tests of this package: Builtin panics on bad metadata, and
+// the rule's Run returns the compile error.
 func Builtin() []*checker.Rule {
 	builtinOnce.Do(func() {
 		srcs, err := builtinSources(false)
@@ -104,12 +110,64 @@ func Builtin() []*checker.Rule {
 			builtinErr = err
 			return
 		}
-		builtinRules, builtinErr = Compile(srcs, true)
+		for _, src := range srcs {
+			r, err := lazyBuiltin(src)
+			if err != nil {
+				builtinErr = errors.Join(builtinErr, err)
+				continue
+			}
+			builtinRules = append(builtinRules, r)
+		}
+		sort.Slice(builtinRules, func(i, j int) bool { return builtinRules[i].ID < builtinRules[j].ID })
 	})
 	if builtinErr != nil {
 		panic(fmt.Sprintf("embedded Rego rules: %v", builtinErr))
 	}
 	return builtinRules
+}
+
+// lazyBuiltin reads the metadata of an embedded rule from its header (the METADATA block and
+// the package line) and returns the rule, to be compiled on first use.
+func lazyBuiltin(src Source) (*checker.Rule, error) {
+	header, ok := moduleHeader(src.Text)
+	if !ok {
+		return nil, fmt.Errorf("%s: no package line", src.Name)
+	}
+	m, err := ast.ParseModuleWithOpts(src.Name, header, parseOptions)
+	if err != nil {
+		return nil, errors.Join(regoErrors(err)...)
+	}
+	var a *ast.Annotations
+	for _, x := range m.Annotations {
+		if x.Scope == "package" {
+			a = x
+			break
+		}
+	}
+	// Whether findings exists is checked when the module is compiled (prepare).
+	meta, err := annotationMeta(a, m.Package, true, true)
+	if err != nil {
+		return nil, err
+	}
+	rr := newRegoState(src.Name, m.Package.Path.String(), meta)
+	rr.src = &src
+	return rr.rule(meta, true), nil
+}
+
+// moduleHeader returns the text of a module up to the end of its package line.
+func moduleHeader(text string) (string, bool) {
+	i := 0
+	if !strings.HasPrefix(text, "package ") {
+		i = strings.Index(text, "\npackage ")
+		if i < 0 {
+			return "", false
+		}
+		i++
+	}
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		return text[:i+j+1], true
+	}
+	return text, true
 }
 
 // BuiltinSources returns the embedded Rego files, with their tests when tests is true.
@@ -314,17 +372,9 @@ func Compile(srcs []Source, builtin bool) ([]*checker.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := capabilities()
+	compiler, err := newCompiler(mods)
 	if err != nil {
 		return nil, err
-	}
-	compiler := ast.NewCompiler().
-		WithCapabilities(c).
-		WithDefaultRegoVersion(ast.RegoV1).
-		WithEnablePrintStatements(false)
-	compiler.Compile(mods)
-	if compiler.Failed() {
-		return nil, errors.Join(regoErrors(compiler.Errors)...)
 	}
 	var rules []*checker.Rule
 	var errs []error
@@ -338,12 +388,11 @@ func Compile(srcs []Source, builtin bool) ([]*checker.Rule, error) {
 		if meta == nil {
 			continue // a library module: no METADATA id and no findings
 		}
-		r, err := newRegoRule(compiler, name, m, meta)
+		r, err := newRegoRule(compiler, name, m, meta, builtin)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		r.External = !builtin
 		rules = append(rules, r)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -355,9 +404,15 @@ func Compile(srcs []Source, builtin bool) ([]*checker.Rule, error) {
 
 // regoRule is the compiled state behind one Rego checker.Rule.
 type regoRule struct {
-	file  string
-	pkg   string
-	query rego.PreparedEvalQuery
+	id   string
+	file string
+	pkg  string
+	// src is the module of an embedded rule, compiled on first use by prepare; nil for rules
+	// compiled eagerly (user policies, Compile).
+	src     *Source
+	once    sync.Once
+	loadErr error
+	query   rego.PreparedEvalQuery
 	// findingsLine is the line of the first findings rule, named in contract errors.
 	findingsLine int
 	kinds        map[string]bool
@@ -366,37 +421,20 @@ type regoRule struct {
 	// commandLines: the rule's kinds list CommandLineKind, so it is also evaluated on each
 	// text file holding kube-proxy command lines.
 	commandLines bool
+	// modes: evaluate only inputs with a kube-proxy instance in one of these modes.
+	modes map[string]bool
+	// needsReplacements: evaluate only when the view lists replacements.
+	needsReplacements bool
 }
 
-func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleMetadata) (*checker.Rule, error) {
-	line := 0
-	for _, r := range m.Rules {
-		if len(r.Head.Ref()) == 1 && r.Head.Ref()[0].Value.Compare(ast.Var("findings")) == 0 {
-			if r.Head.Key == nil {
-				return nil, fmt.Errorf("%s: findings must be a set rule (findings contains {...} if ...)", where(r.Location))
-			}
-			if line == 0 {
-				line = r.Location.Row
-			}
+func newRegoState(file, pkg string, meta *ruleMetadata) *regoRule {
+	rr := &regoRule{id: meta.ID, file: file, pkg: pkg, kubeProxyWorkloads: meta.KubeProxyWorkloads, needsReplacements: meta.NeedsReplacements}
+	if len(meta.Modes) > 0 {
+		rr.modes = map[string]bool{}
+		for _, m := range meta.Modes {
+			rr.modes[m] = true
 		}
 	}
-	if line == 0 {
-		return nil, fmt.Errorf("%s: rule %s has no findings rule (findings contains {\"msg\": ..., \"path\": [...]} if ...)", where(m.Package.Location), meta.ID)
-	}
-	if err := checkFindingHeads(m); err != nil {
-		return nil, err
-	}
-	pkg := m.Package.Path.String()
-	pq, err := rego.New(
-		rego.Compiler(compiler),
-		rego.Query(pkg+".findings"),
-		rego.SetRegoVersion(ast.RegoV1),
-		rego.StrictBuiltinErrors(true),
-	).PrepareForEval(context.Background())
-	if err != nil {
-		return nil, fmt.Errorf("%s: prepare rule %s: %w", file, meta.ID, err)
-	}
-	rr := &regoRule{file: file, pkg: pkg, query: pq, findingsLine: line, kubeProxyWorkloads: meta.KubeProxyWorkloads}
 	if len(meta.Kinds) > 0 {
 		rr.kinds = map[string]bool{}
 		for _, k := range meta.Kinds {
@@ -404,6 +442,11 @@ func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleM
 		}
 		rr.commandLines = rr.kinds[CommandLineKind]
 	}
+	return rr
+}
+
+// rule returns the checker.Rule backed by rr.
+func (rr *regoRule) rule(meta *ruleMetadata, builtin bool) *checker.Rule {
 	r := &checker.Rule{
 		ID:       meta.ID,
 		Name:     meta.Name,
@@ -412,10 +455,107 @@ func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleM
 		Kinds:    meta.Kinds,
 		Doc:      meta.Doc,
 		DocURL:   meta.URL,
+		External: !builtin,
 	}
 	r.Run = func(p *checker.Pass) error { return rr.run(p) }
 	regoRules.Store(r, rr)
-	return r, nil
+	return r
+}
+
+// prepare compiles the module of an embedded rule alone and prepares its query, once; it
+// does nothing for rules compiled eagerly.
+func (rr *regoRule) prepare() error {
+	if rr.src == nil {
+		return nil
+	}
+	rr.once.Do(func() {
+		mods, err := Parse([]Source{*rr.src})
+		if err != nil {
+			rr.loadErr = err
+			return
+		}
+		compiler, err := newCompiler(mods)
+		if err != nil {
+			rr.loadErr = err
+			return
+		}
+		m := mods[rr.src.Name]
+		if rr.findingsLine, err = findingsLine(m, rr.id); err == nil {
+			rr.query, err = prepareQuery(compiler, rr)
+		}
+		rr.loadErr = err
+	})
+	if rr.loadErr != nil {
+		return fmt.Errorf("load embedded policy: %w", rr.loadErr)
+	}
+	return nil
+}
+
+// newCompiler compiles mods in the sandbox.
+func newCompiler(mods map[string]*ast.Module) (*ast.Compiler, error) {
+	c, err := capabilities()
+	if err != nil {
+		return nil, err
+	}
+	compiler := ast.NewCompiler().
+		WithCapabilities(c).
+		WithDefaultRegoVersion(ast.RegoV1).
+		WithEnablePrintStatements(false)
+	compiler.Compile(mods)
+	if compiler.Failed() {
+		return nil, errors.Join(regoErrors(compiler.Errors)...)
+	}
+	return compiler, nil
+}
+
+// findingsLine checks the findings rules of m (a set rule, whose literal objects have msg
+// and path) and returns the line of the first one; id names the rule in errors.
+func findingsLine(m *ast.Module, id string) (int, error) {
+	line := 0
+	for _, r := range m.Rules {
+		if len(r.Head.Ref()) == 1 && r.Head.Ref()[0].Value.Compare(ast.Var("findings")) == 0 {
+			if r.Head.Key == nil {
+				return 0, fmt.Errorf("%s: findings must be a set rule (findings contains {...} if ...)", where(r.Location))
+			}
+			if line == 0 {
+				line = r.Location.Row
+			}
+		}
+	}
+	if line == 0 {
+		return 0, fmt.Errorf("%s: rule %s has no findings rule (findings contains {\"msg\": ..., \"path\": [...]} if ...)", where(m.Package.Location), id)
+	}
+	if err := checkFindingHeads(m); err != nil {
+		return 0, err
+	}
+	return line, nil
+}
+
+// prepareQuery prepares the query of the findings of rr's package.
+func prepareQuery(compiler *ast.Compiler, rr *regoRule) (rego.PreparedEvalQuery, error) {
+	pq, err := rego.New(
+		rego.Compiler(compiler),
+		rego.Query(rr.pkg+".findings"),
+		rego.SetRegoVersion(ast.RegoV1),
+		rego.StrictBuiltinErrors(true),
+	).PrepareForEval(context.Background())
+	if err != nil {
+		return pq, fmt.Errorf("%s: prepare rule %s: %w", rr.file, rr.id, err)
+	}
+	return pq, nil
+}
+
+func newRegoRule(compiler *ast.Compiler, file string, m *ast.Module, meta *ruleMetadata, builtin bool) (*checker.Rule, error) {
+	line, err := findingsLine(m, meta.ID)
+	if err != nil {
+		return nil, err
+	}
+	rr := newRegoState(file, m.Package.Path.String(), meta)
+	if rr.query, err = prepareQuery(compiler, rr); err != nil {
+		return nil, err
+	}
+	rr.findingsLine = line
+	return rr.rule(meta, builtin), nil
 }
 
 // checkFindingHeads checks the findings whose value is an object literal at load time: msg

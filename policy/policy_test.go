@@ -26,9 +26,3 @@ func TestRegoUnitTests(t *testing.T) {
 		}
 	}
 }
-
-func TestBuiltinCompiles(t *testing.T) {
-	for _, r := range policy.Builtin() {
-		t.Logf("%s %s %v", r.ID, r.Name, r.Kinds)
-	}
-}
