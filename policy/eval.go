@@ -1,12 +1,10 @@
 package policy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -19,8 +17,6 @@ import (
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // dataRef is where the workspace view appears to policies.
 var dataRef = ast.MustParseRef("data.kube_proxy_lint")
@@ -46,11 +42,11 @@ func (rr *regoRule) run(p *checker.Pass) error {
 	// The workspace's state is built on first need (once per workspace for every Rego rule),
 	// and the rule prepared on the first input it is evaluated on.
 	var st *wsState
-	state := func() (*wsState, error) {
+	state := func() *wsState {
 		if st == nil {
 			st = stateFor(ws)
 		}
-		return st, st.err
+		return st
 	}
 	var res viewResolver
 	prepared := false
@@ -58,22 +54,14 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if prepared {
 			return nil
 		}
-		if _, err := state(); err != nil {
-			return err
-		}
 		if err := rr.prepare(); err != nil {
 			return err
 		}
-		res, prepared = viewResolver{st.view}, true
+		res, prepared = viewResolver{state().view}, true
 		return nil
 	}
-	if rr.needsReplacements {
-		if _, err := state(); err != nil {
-			return err
-		}
-		if len(st.viewGo.Replacements) == 0 {
-			return nil
-		}
+	if rr.needsReplacements && len(state().viewGo.Replacements) == 0 {
+		return nil
 	}
 	for _, d := range ws.Docs {
 		if d.Node == nil || (rr.kinds != nil && !rr.kinds[d.Kind]) {
@@ -81,10 +69,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		}
 		if (rr.kubeProxyWorkloads && workloadKinds[d.Kind]) || rr.modes != nil {
 			// Both need a kube-proxy that the document runs or configures (in the view).
-			if _, err := state(); err != nil {
-				return err
-			}
-			if ins := st.byDoc[st.refs[d].ID]; len(ins) == 0 || !rr.inModes(ins) {
+			if ins := state().byDoc[state().refs[d].ID]; len(ins) == 0 || !rr.inModes(ins) {
 				continue
 			}
 		}
@@ -117,30 +102,25 @@ func (rr *regoRule) run(p *checker.Pass) error {
 	if !rr.commandLines || !hasCommandLines(ws) {
 		return nil
 	}
-	if _, err := state(); err != nil {
-		return err
-	}
-	for _, file := range st.commandFiles {
+	for _, file := range state().commandFiles {
 		if !rr.inModes(st.byCommandFile[file]) {
 			continue
 		}
 		if err := ready(); err != nil {
 			return err
 		}
-		in, err := st.commandInput(file)
+		rs, err := rr.query.Eval(ctx, rego.EvalParsedInput(st.commandInput(file)), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		if ctx.Err() != nil {
+			if p.Cancelled() {
+				return fmt.Errorf("evaluate %s: %w", rr.file, p.Context().Err())
+			}
+			return fmt.Errorf("evaluate %s: timed out after %s (at %s)", rr.file, Timeout, file)
+		}
 		if err == nil {
-			var rs rego.ResultSet
-			rs, err = rr.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
-			if ctx.Err() != nil {
-				return fmt.Errorf("evaluate %s: timed out after %s (at %s)", rr.file, Timeout, file)
+			if err := rr.report(p, st, nil, rs); err != nil {
+				return err
 			}
-			if err == nil {
-				err = rr.report(p, st, nil, rs)
-				if err != nil {
-					return err
-				}
-				continue
-			}
+			continue
 		}
 		p.Report(checker.Finding{
 			Severity: checker.SeverityError,

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"reflect"
@@ -241,7 +240,6 @@ type wsState struct {
 	once     sync.Once
 	view     ast.Value
 	viewGo   *View
-	err      error
 	inputs   sync.Map // *checker.Document -> ast.Value
 	instVals sync.Map // document ID -> *ast.Array of its instances
 	refs     map[*checker.Document]DocRef
@@ -309,20 +307,11 @@ func (st *wsState) build(ws *checker.Workspace) {
 			}
 		}
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		st.err = fmt.Errorf("build policy data: %w", err)
-		return
-	}
-	st.view, st.err = ast.ValueFromReader(bytesReader(b))
-	if st.err != nil {
-		st.err = fmt.Errorf("build policy data: %w", st.err)
-	}
+	st.view = viewValue(v)
 }
 
-// input returns the document's input value. The document's object and its instances are
-// converted to Rego values directly (a JSON round trip of every document costs more than
-// evaluating the rules); only the small header goes through JSON.
+// input returns the document's input value, converted to a Rego value directly (a JSON round
+// trip of every document costs more than evaluating the rules).
 func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value, error) {
 	if v, ok := st.inputs.Load(d); ok {
 		return v.(ast.Value), nil
@@ -345,11 +334,7 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 		ast.Item(str("unit"), str(in.Unit)),
 		ast.Item(str("templated"), ast.BooleanTerm(in.Templated)),
 	)
-	tv, err := ast.InterfaceToValue(in.Target)
-	if err != nil {
-		return nil, fmt.Errorf("build policy input: %w", err)
-	}
-	o.Insert(str("target"), ast.NewTerm(tv))
+	o.Insert(str("target"), ast.NewTerm(viewValue(in.Target)))
 	if in.Embedded != nil {
 		o.Insert(str("embedded"), ast.NewTerm(pathValue(in.Embedded)))
 	}
@@ -359,10 +344,7 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 	}
 	insV := ast.NewArray()
 	if len(ins) > 0 {
-		insV, err = st.instancesValue(in.ID, ins)
-		if err != nil {
-			return nil, err
-		}
+		insV = st.instancesValue(in.ID, ins)
 	}
 	o.Insert(ast.InternedTerm("object"), ast.NewTerm(objV))
 	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(insV))
@@ -378,7 +360,7 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 const CommandLineKind = "command line"
 
 // commandInput returns the input of the command lines of a text file.
-func (st *wsState) commandInput(file string) (ast.Value, error) {
+func (st *wsState) commandInput(file string) ast.Value {
 	str := ast.StringTerm
 	o := ast.NewObject(
 		ast.Item(str("id"), str(file)),
@@ -392,33 +374,21 @@ func (st *wsState) commandInput(file string) (ast.Value, error) {
 		ast.Item(str("templated"), ast.BooleanTerm(st.files[file] != nil && st.files[file].Templated)),
 		ast.Item(str("object"), ast.NewTerm(ast.NewObject())),
 	)
-	ins, err := st.instancesValue("command:"+file, st.byCommandFile[file])
-	if err != nil {
-		return nil, err
-	}
-	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(ins))
-	return o, nil
+	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(st.instancesValue("command:"+file, st.byCommandFile[file])))
+	return o
 }
 
 // instancesValue converts a document's instances once (embedded documents share them).
-func (st *wsState) instancesValue(id string, ins []InstanceView) (*ast.Array, error) {
+func (st *wsState) instancesValue(id string, ins []InstanceView) *ast.Array {
 	if v, ok := st.instVals.Load(id); ok {
-		return v.(*ast.Array), nil
+		return v.(*ast.Array)
 	}
-	b, err := json.Marshal(ins)
-	if err != nil {
-		return nil, fmt.Errorf("build policy input: %w", err)
-	}
-	v, err := ast.ValueFromReader(bytesReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("build policy input: %w", err)
-	}
-	arr, _ := v.(*ast.Array)
+	arr, _ := viewValue(ins).(*ast.Array)
 	if arr == nil {
 		arr = ast.NewArray()
 	}
 	st.instVals.Store(id, arr)
-	return arr, nil
+	return arr
 }
 
 // docID identifies a document: file#index, plus the embedding path for embedded ones.
