@@ -57,7 +57,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if err := rr.prepare(); err != nil {
 			return err
 		}
-		res, prepared = viewResolver{state().view}, true
+		res, prepared = viewResolver{state().value()}, true
 		return nil
 	}
 	if rr.needsReplacements && len(state().viewGo.Replacements) == 0 {

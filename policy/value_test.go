@@ -49,7 +49,7 @@ func TestViewValueMatchesJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := stateFor(ws)
-		if want := jsonValue(t, st.viewGo); st.view.Compare(want) != 0 {
+		if want := jsonValue(t, st.viewGo); st.value().Compare(want) != 0 {
 			t.Errorf("%s: view\n%v\nwant\n%v", dir, st.view, want)
 			continue
 		}

@@ -237,13 +237,15 @@ type Replacement struct {
 // document's input (built on first use). Workspaces are keyed weakly so that the cache never
 // keeps one alive.
 type wsState struct {
-	once     sync.Once
-	view     ast.Value
-	viewGo   *View
-	inputs   sync.Map // *checker.Document -> ast.Value
-	instVals sync.Map // document ID -> *ast.Array of its instances
-	refs     map[*checker.Document]DocRef
-	files    map[string]*checker.File
+	once sync.Once
+	// view is viewGo as a Rego value, built by value.
+	valueOnce sync.Once
+	view      ast.Value
+	viewGo    *View
+	inputs    sync.Map // *checker.Document -> ast.Value
+	instVals  sync.Map // document ID -> *ast.Array of its instances
+	refs      map[*checker.Document]DocRef
+	files     map[string]*checker.File
 	// byDoc lists the instances naming each document as workload or config.
 	byDoc map[string][]InstanceView
 	// commandFiles are the text files holding kube-proxy command lines, sorted, and
@@ -307,7 +309,13 @@ func (st *wsState) build(ws *checker.Workspace) {
 			}
 		}
 	}
-	st.view = viewValue(v)
+}
+
+// value returns data.kube_proxy_lint as a Rego value, converted on first use: rules that
+// evaluate nothing (no document of their kinds, no instance in their modes) never need it.
+func (st *wsState) value() ast.Value {
+	st.valueOnce.Do(func() { st.view = viewValue(st.viewGo) })
+	return st.view
 }
 
 // input returns the document's input value, converted to a Rego value directly (a JSON round
