@@ -2,8 +2,10 @@ package corpus_test
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
@@ -33,20 +35,6 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
-// BenchmarkFullRun is the whole pipeline on generated trees: load, every rule, JSON report.
-func BenchmarkFullRun(b *testing.B) {
-	for _, n := range []int{1000, 20000} {
-		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
-			dir := b.TempDir()
-			if _, err := corpus.Generate(dir, n); err != nil {
-				b.Fatal(err)
-			}
-			benchFullRun(b, dir)
-			b.ReportMetric(float64(n), "files/op")
-		})
-	}
-}
-
 // benchFullRun times the whole pipeline on dir: load, every Go rule, JSON report.
 func benchFullRun(b *testing.B, dir string) {
 	b.Helper()
@@ -68,5 +56,49 @@ func benchFullRun(b *testing.B, dir string) {
 		if err := f.Format(io.Discard, &report.Result{Findings: out.Findings, Rules: all, Target: ws.Target}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestShared generates a small tree with the shared generator and finds it again in the
+// cache instead of generating it twice.
+func TestShared(t *testing.T) {
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := corpus.SharedGenerator(root)
+	if err != nil {
+		t.Skip(err)
+	}
+	cache := t.TempDir()
+	dir, err := corpus.Shared(cache, gen, 30, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	if err := filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			files++
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if files != 30 {
+		t.Errorf("%d files, want 30", files)
+	}
+	marker := filepath.Join(dir, "kept")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, err := corpus.Shared(cache, gen, 30, 1)
+	if err != nil || again != dir {
+		t.Fatalf("second call: %s, %v; want %s", again, err, dir)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the cached tree was generated again: %v", err)
+	}
+	if other, err := corpus.Shared(cache, gen, 30, 2); err != nil || other == dir {
+		t.Errorf("another seed: %s, %v", other, err)
 	}
 }
