@@ -16,7 +16,7 @@ RACE_PKGS := ./checker/... ./policy/... ./cmd/...
 GORELEASER_VERSION := v2.15.1
 TOOLS ?= $(CURDIR)/.cache/tools
 
-.PHONY: all build test test-race lint docs bench fmt vet integration release-check snapshot
+.PHONY: all build test test-race lint docs bench bench-corpus bench-peers fmt vet integration release-check snapshot
 
 all: fmt vet build test
 
@@ -45,9 +45,17 @@ docs:
 integration:
 	bash scripts/integration.sh
 
-## bench: run the benchmarks (loader and full run on generated trees)
+## bench: run every benchmark, the corpus ones included (KPL_BENCH_MAX=100000 adds 100k files; docs/performance.md)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 0 ./...
+
+## bench-corpus: the corpus benchmarks alone (in process and the CLI binary, 1k/5k/20k files, -cpu 1,2)
+bench-corpus:
+	$(GO) test -run '^$$' -bench 'Corpus' -benchmem -cpu 1,2 -timeout 0 ./internal/corpus/
+
+## bench-peers: kube-proxy-lint beside kubeconform, kube-linter and conftest (scripts/bench-peers.sh)
+bench-peers:
+	bash scripts/bench-peers.sh
 
 ## fmt: format the Go sources
 fmt:
