@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -129,8 +130,12 @@ const maxWalkDepth = 64
 // with a rules list whose entries have expr and alert or record.
 func ruleGroups(d *checker.Document) []ruleGroup {
 	var out []ruleGroup
-	var walk func(n *yaml.Node, path checker.Path, depth int)
-	walk = func(n *yaml.Node, path checker.Path, depth int) {
+	// path is the walk's stack, shared by every call: only what is kept is copied (groupsOf
+	// appends with Path.Append, which copies). Copying the path at every node was most of
+	// the cost of KP501, the rule phase's longest rule on large trees.
+	var path checker.Path
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
 		if n == nil || depth > maxWalkDepth {
 			return
 		}
@@ -138,22 +143,26 @@ func ruleGroups(d *checker.Document) []ruleGroup {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				p := path.Append(k.Value)
+				path = append(path, k.Value)
 				if k.Value == "groups" && v.Kind == yaml.SequenceNode {
-					if gs := groupsOf(d, v, p); len(gs) > 0 {
+					if gs := groupsOf(d, v, path); len(gs) > 0 {
 						out = append(out, gs...)
+						path = path[:len(path)-1]
 						continue
 					}
 				}
-				walk(v, p, depth+1)
+				walk(v, depth+1)
+				path = path[:len(path)-1]
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				walk(c, path.Append(i), depth+1)
+				path = append(path, strconv.Itoa(i))
+				walk(c, depth+1)
+				path = path[:len(path)-1]
 			}
 		}
 	}
-	walk(d.Node, nil, 0)
+	walk(d.Node, 0)
 	return out
 }
 
@@ -194,8 +203,10 @@ func groupsOf(d *checker.Document, seq *yaml.Node, path checker.Path) []ruleGrou
 // templating variables.
 func dashboardExprs(d *checker.Document) []promExpr {
 	var out []promExpr
-	var walk func(n *yaml.Node, path checker.Path, depth int)
-	walk = func(n *yaml.Node, path checker.Path, depth int) {
+	// path is the walk's stack, as in ruleGroups; Path.Append copies what is kept.
+	var path checker.Path
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
 		if n == nil || depth > maxWalkDepth {
 			return
 		}
@@ -203,19 +214,19 @@ func dashboardExprs(d *checker.Document) []promExpr {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				p := path.Append(k.Value)
+				path = append(path, k.Value)
 				switch {
 				case k.Value == "targets" && v.Kind == yaml.SequenceNode:
 					for j, t := range v.Content {
 						if _, e := checker.LookupNode(t, checker.Path{"expr"}); e != nil && e.Kind == yaml.ScalarNode {
-							out = append(out, promExpr{doc: d, node: e, path: p.Append(j, "expr")})
+							out = append(out, promExpr{doc: d, node: e, path: path.Append(j, "expr")})
 						}
 					}
 				case k.Value == "templating" && v.Kind == yaml.MappingNode:
 					_, list := checker.LookupNode(v, checker.Path{"list"})
 					if list != nil && list.Kind == yaml.SequenceNode {
 						for j, t := range list.Content {
-							q := p.Append("list", j, "query")
+							q := path.Append("list", j, "query")
 							_, e := checker.LookupNode(t, checker.Path{"query"})
 							if e != nil && e.Kind == yaml.MappingNode {
 								_, e = checker.LookupNode(e, checker.Path{"query"})
@@ -227,16 +238,19 @@ func dashboardExprs(d *checker.Document) []promExpr {
 						}
 					}
 				default:
-					walk(v, p, depth+1)
+					walk(v, depth+1)
 				}
+				path = path[:len(path)-1]
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				walk(c, path.Append(i), depth+1)
+				path = append(path, strconv.Itoa(i))
+				walk(c, depth+1)
+				path = path[:len(path)-1]
 			}
 		}
 	}
-	walk(d.Node, nil, 0)
+	walk(d.Node, 0)
 	return out
 }
 
