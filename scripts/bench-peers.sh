@@ -13,6 +13,7 @@
 #
 # Environment:
 #   RUNS=5               timed runs per tool on a tree (the 1-file case takes 30 with hyperfine)
+#   WARMUP=1             untimed runs per tool on a tree first (they fill the file cache)
 #   KPL_BENCH_CACHE=DIR  where generated trees are kept (the corpus benchmarks use the same)
 #   KPL=PATH             the kube-proxy-lint binary (default: built from this checkout)
 #   KUBE_LINTER=PATH     a kube-linter binary: its module path (golang.stackrox.io) is not
@@ -186,7 +187,9 @@ for n in "${sizes[@]}"; do
   else
     path=$(tree "$n")
     label="$(echo "$n" | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta') files"
-    for t in "${tools[@]}"; do available "$t" && time_run "$t" "$path"; done # warm-up: file cache
+    for _ in $(seq "${WARMUP:-1}"); do # fill the file cache
+      for t in "${tools[@]}"; do available "$t" && time_run "$t" "$path"; done
+    done
     rm -f "$work"/*.tsv
     for _ in $(seq "$runs"); do
       for t in "${tools[@]}"; do available "$t" && time_run "$t" "$path"; done
