@@ -212,8 +212,8 @@ func runCLI(b *testing.B, bin, path string, files int, wrap bool) {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Env = append(os.Environ(), procs)
 		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) { // 1: findings
+		// Exit code 1 means findings.
+		if exit := (*exec.ExitError)(nil); err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) {
 			b.Fatalf("%s: %v\n%s", path, err, out)
 		}
 		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
