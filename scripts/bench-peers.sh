@@ -218,7 +218,7 @@ done
 {
   echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || uname -m)), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at the end;"
   echo "$("$kpl" version 2>/dev/null | head -1 || echo 'kube-proxy-lint ?'), kubeconform $KUBECONFORM_VERSION, kube-linter $([ -n "$kube_linter" ] && "$kube_linter" version 2>/dev/null || echo n/a), conftest $CONFTEST_VERSION;"
-  echo "whole-process wall time and peak RSS, medians ($runs runs per tree, 30 for one file); trees of gen-corpus -seed 1."
+  echo "whole-process wall time and peak RSS, medians ($runs timed run(s) per tree, 30 for one file); trees of gen-corpus -seed 1."
   echo
   echo "| case | kube-proxy-lint | kubeconform (decode only, no schemas) | kube-linter | conftest (5 policies) | kube-proxy-lint / kubeconform | kube-proxy-lint / kube-linter |"
   echo "|---|---|---|---|---|---|---|"
