@@ -5,10 +5,10 @@
 //
 // The contract of a rule module: a package-scoped `# METADATA` block whose custom section
 // holds id, name, severity (and optionally since, default, kinds, workloads, modes,
-// replacements, remediation, before, after, severity_text, url), and a set rule `findings` of objects {msg, path} with optional
-// fix, related and location. input is one document (see Input); data.kube_proxy_lint is the
-// workspace view (see View). docs/policies.md documents it and docs/policy-input.schema.json
-// is its JSON Schema.
+// replacements, remediation, before, after, severity_text, url), and a set rule `findings` of
+// objects {msg, path} with optional fix, related and location. input is one document (see
+// Input); data.kube_proxy_lint is the workspace view (see View). docs/policies.md documents it
+// and docs/policy-input.schema.json is its JSON Schema.
 //
 // User policies are compiled when loaded, into one compiler per policy set; each embedded rule
 // is compiled alone, on the first document it applies to (see Builtin). Each rule has one
