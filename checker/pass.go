@@ -78,6 +78,10 @@ func (p *Pass) Report(f Finding) {
 	if !f.End.IsValid() {
 		f.End = f.Pos
 	}
+	// A finding in a rendered chart points at the values file or template that writes it.
+	if p.Workspace != nil {
+		p.Workspace.MapFinding(&f)
+	}
 	f.Fixes = p.dropPlaceholderFixes(f.Fixes)
 	if len(f.Fixes) == 1 && !f.Fixes[0].Preferred {
 		// A finding's only fix is its preferred fix; saying so keeps outputs explicit.

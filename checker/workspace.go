@@ -38,6 +38,10 @@ type Workspace struct {
 	// Nodes is the node inventory: Node objects in the repository and the nodes given with
 	// --nodes (see NodesFor).
 	Nodes []Node
+	// Rendered are the virtual files rendered from Helm charts, sorted by Path (see
+	// rendered.go); they are not in Files, their documents are in Docs.
+	Rendered []*File
+	rendered map[string]*File
 }
 
 // LoadProblem is a file that could not be loaded or decoded.
@@ -93,6 +97,10 @@ type File struct {
 	// ParentMap, when set, maps offsets to Parent.Content in runs instead of byte by byte
 	// (ScalarOffsetMap); it takes precedence over ParentOffsets.
 	ParentMap *OffsetMap
+
+	// Render is set on a file rendered from templates (a Helm chart): it maps the rendered
+	// text to where it is written. Such a file's Path is virtual.
+	Render RenderMap
 
 	// AliasBudget is the run's budget of nodes added by alias expansion (see Document.Generic),
 	// shared by the files of one load; nil means no run-wide limit. Only real files carry it.

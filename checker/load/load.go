@@ -47,6 +47,8 @@ type Options struct {
 	// KeepTrees keeps the whole node tree of every document: no pruning (prune.go). Set it
 	// when repository or --policy Rego rules run, since they may read any document.
 	KeepTrees bool
+	// Helm configures the rendering of Helm charts (helm.go).
+	Helm HelmOptions
 	// Trace, when set, is told about every file and directory the load leaves out, and why
 	// (--verbose): a name it does not read, .gitignore, a directory it never enters, a file
 	// whose content is nothing it checks. It may be called from several goroutines.
@@ -140,6 +142,11 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 			ws.Files = append(ws.Files, f)
 		}
 	}
+	if !opts.Helm.Disabled {
+		if charts := findCharts(inputs); len(charts) > 0 {
+			renderCharts(ctx, ws, charts, opts, nil)
+		}
+	}
 	finish(ws, opts.Target)
 	return ws, nil
 }
@@ -158,12 +165,18 @@ func Files(files map[string][]byte, target *checker.Version) *checker.Workspace 
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	var inputs []input
 	for _, n := range names {
-		f, probs := readAndParse(context.Background(), input{name: n, content: files[n], explicit: true, aliases: aliases}, DefaultMaxFileSize)
+		in := input{name: n, content: files[n], explicit: true, aliases: aliases}
+		inputs = append(inputs, in)
+		f, probs := readAndParse(context.Background(), in, DefaultMaxFileSize)
 		ws.Problems = append(ws.Problems, probs...)
 		if f != nil {
 			ws.Files = append(ws.Files, f)
 		}
+	}
+	if charts := findCharts(inputs); len(charts) > 0 {
+		renderCharts(context.Background(), ws, charts, Options{Target: target}, files)
 	}
 	finish(ws, target)
 	return ws
@@ -262,6 +275,12 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 func finish(ws *checker.Workspace, target *checker.Version) {
 	sort.Slice(ws.Files, func(i, j int) bool { return ws.Files[i].Path < ws.Files[j].Path })
 	for _, f := range ws.Files {
+		for _, d := range f.Docs {
+			ws.Docs = append(ws.Docs, d)
+			ws.Docs = append(ws.Docs, d.Embedded...)
+		}
+	}
+	for _, f := range ws.Rendered {
 		for _, d := range f.Docs {
 			ws.Docs = append(ws.Docs, d)
 			ws.Docs = append(ws.Docs, d.Embedded...)

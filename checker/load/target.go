@@ -148,6 +148,12 @@ func plainVersions(d *checker.Document, k *versionSink) {
 // given, else each file's own (checker.Workspace.TargetOf).
 func setTargets(ws *checker.Workspace, override *checker.Version) {
 	ws.VersionSources = detectVersions(ws)
+	if len(ws.Rendered) > 0 {
+		// A version a chart renders is written in its values file or template.
+		for i := range ws.VersionSources {
+			ws.VersionSources[i].Pos = ws.MapPosition(ws.VersionSources[i].Pos)
+		}
+	}
 	if override != nil {
 		ws.Target = checker.Target{Version: *override, Source: "--target-version"}
 		ws.TargetFixed = true

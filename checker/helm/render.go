@@ -1,0 +1,397 @@
+// Package helm renders Helm charts with Helm's own engine (helm.sh/helm/v3) for the loader,
+// and says, for every byte of the output, where it is written: a template's literal text, or
+// the output of a template action and the .Values paths that action reads. It only sees the
+// files it is given (never the file system or the network: `lookup` returns nothing, `.Files`
+// holds the chart's own files) and it is the only package that imports Helm.
+package helm
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+)
+
+// Request is one chart and one set of values to render.
+type Request struct {
+	// Files are the chart's files by slash path relative to the chart directory
+	// ("Chart.yaml", "values.yaml", "templates/ds.yaml", "charts/sub/templates/x.yaml").
+	Files map[string][]byte
+	// Values is the content of a values file given on top of the chart's values.yaml (a
+	// variant such as values-prod.yaml), or nil.
+	Values []byte
+	// KubeVersion is the Kubernetes version of .Capabilities ("1.40").
+	KubeVersion string
+	// MaxOutput bounds the rendered bytes of the whole chart; 0 means DefaultMaxOutput.
+	MaxOutput int
+}
+
+// DefaultMaxOutput is the default bound of a chart's rendered output.
+const DefaultMaxOutput = 16 << 20
+
+// Result is a rendered chart.
+type Result struct {
+	// Outputs are the rendered manifests, one per template file, sorted by Name.
+	Outputs []Output
+	// Actions are the output actions of each template file (by chart-relative name).
+	Actions map[string][]Action
+	// Missing names the dependencies of Chart.yaml that are not in charts/.
+	Missing []string
+	// texts are the literal text nodes of each template file.
+	texts map[string][][2]int
+}
+
+// Group returns the output actions that follow offset src of file up to its next literal
+// text: the actions that wrote a non-literal Segment with that Src.
+func (r *Result) Group(file string, src int) []Action {
+	end := int(^uint(0) >> 1)
+	for _, t := range r.texts[file] {
+		if t[0] > src {
+			end = t[0]
+			break
+		}
+	}
+	var out []Action
+	for _, a := range r.Actions[file] {
+		if a.From >= src && a.From < end {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Output is what one template file rendered.
+type Output struct {
+	// Name is the template file, relative to the chart directory.
+	Name string
+	// Content is the rendered text.
+	Content []byte
+	// Segments cover Content in order: each is a template's literal text or an action's
+	// output.
+	Segments []Segment
+}
+
+// Segment is a run of rendered bytes that come from one place.
+type Segment struct {
+	// From and To are offsets in Output.Content.
+	From, To int
+	// File is the template file (chart-relative) the bytes come from.
+	File string
+	// Literal is true for a template's literal text: byte From is byte Src of File and the
+	// rest follow one to one. Otherwise the bytes are the output of the actions that follow
+	// offset Src in File (up to the next literal text).
+	Literal bool
+	Src     int
+}
+
+// Error is a chart that could not be rendered: Helm's message.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+var quietLog sync.Once
+
+// Render renders the chart of req with Helm's engine. It does not bound time: see
+// RenderBounded.
+func Render(req Request) (res *Result, err error) {
+	// Helm's loader and value coalescing log warnings (with value keys in them) through the
+	// standard logger: nothing of the chart may reach the terminal unescaped.
+	quietLog.Do(func() { log.SetOutput(io.Discard) })
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, &Error{Msg: fmt.Sprintf("rendering panicked: %v", r)}
+		}
+	}()
+	names := make([]string, 0, len(req.Files))
+	for n := range req.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	// Parse and instrument every template file (text/template syntax).
+	var tplNames []string
+	infos := map[string]*fileInfo{}
+	for _, n := range names {
+		if isTemplate(n) {
+			tplNames = append(tplNames, n)
+			infos[n] = analyze(n, string(req.Files[n]))
+		}
+	}
+	all := make([]*fileInfo, 0, len(tplNames))
+	for _, n := range tplNames {
+		all = append(all, infos[n])
+	}
+	resolveIncludes(all)
+	ids := map[string]int{}
+	for i, n := range tplNames {
+		ids[n] = i
+	}
+	build := func(instrumented bool) []*loader.BufferedFile {
+		files := make([]*loader.BufferedFile, 0, len(names))
+		for _, n := range names {
+			data := req.Files[n]
+			if fi := infos[n]; instrumented && fi != nil && fi.err == nil && !strings.HasPrefix(path.Base(n), "_") {
+				data = []byte(instrument(ids[n], string(data), fi))
+			}
+			files = append(files, &loader.BufferedFile{Name: n, Data: data})
+		}
+		return files
+	}
+	out, missing, err := renderFiles(build(true), req)
+	exact := true
+	if err != nil {
+		// Render as written: Helm's own message (its columns are the file's), and a chart the
+		// markers would break still renders.
+		out, missing, err = renderFiles(build(false), req)
+		if err != nil {
+			return nil, err
+		}
+		exact = false
+	}
+	res = &Result{Actions: map[string][]Action{}, Missing: missing, texts: map[string][][2]int{}}
+	for _, n := range tplNames {
+		res.Actions[n] = infos[n].actions
+		res.texts[n] = infos[n].texts
+	}
+	max := req.MaxOutput
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	total := 0
+	keys := make([]string, 0, len(out))
+	for k := range out {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		text := out[k]
+		total += len(text)
+		if total > max {
+			return nil, &Error{Msg: fmt.Sprintf("rendered output is larger than %d bytes", max)}
+		}
+		var o Output
+		if exact {
+			o = split(text, tplNames, req.Files)
+		} else {
+			o = approximate(k, text, tplNames)
+		}
+		if o.Name == "" || path.Base(o.Name) == "NOTES.txt" || strings.TrimSpace(string(o.Content)) == "" {
+			continue
+		}
+		res.Outputs = append(res.Outputs, o)
+	}
+	sort.Slice(res.Outputs, func(i, j int) bool { return res.Outputs[i].Name < res.Outputs[j].Name })
+	return res, nil
+}
+
+// isTemplate reports whether a chart-relative file is a template of the chart or of a
+// subchart in charts/ (not of an archive).
+func isTemplate(n string) bool {
+	for {
+		if strings.HasPrefix(n, "templates/") {
+			return true
+		}
+		rest, ok := strings.CutPrefix(n, "charts/")
+		if !ok {
+			return false
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false
+		}
+		n = rest[i+1:]
+	}
+}
+
+// renderFiles loads the files as a chart and renders it as `helm template` does: release
+// "release-name" in namespace "default", an install, the chart's values with req.Values on
+// top, dependencies enabled by their conditions and tags, values.schema.json not checked
+// (its $refs may name URLs).
+func renderFiles(files []*loader.BufferedFile, req Request) (map[string]string, []string, error) {
+	ch, err := loader.LoadFiles(files)
+	if err != nil {
+		return nil, nil, &Error{Msg: "load chart: " + err.Error()}
+	}
+	if err := ch.Validate(); err != nil {
+		return nil, nil, &Error{Msg: "invalid Chart.yaml: " + err.Error()}
+	}
+	if ch.Metadata != nil && strings.EqualFold(ch.Metadata.Type, "library") {
+		return nil, nil, &Error{Msg: "a library chart renders nothing"}
+	}
+	missing := missingDeps(ch)
+	vals := map[string]any{}
+	if req.Values != nil {
+		v, err := chartutil.ReadValues(req.Values)
+		if err != nil {
+			return nil, nil, &Error{Msg: "read values: " + err.Error()}
+		}
+		vals = v
+	}
+	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
+		return nil, nil, &Error{Msg: "dependencies: " + err.Error()}
+	}
+	caps := chartutil.DefaultCapabilities.Copy()
+	if kv, err := chartutil.ParseKubeVersion(req.KubeVersion); err == nil {
+		caps.KubeVersion = *kv
+	}
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, chartutil.ReleaseOptions{Name: "release-name", Namespace: "default", IsInstall: true}, caps, true)
+	if err != nil {
+		return nil, nil, &Error{Msg: "values: " + err.Error()}
+	}
+	out, err := engine.Engine{}.Render(ch, top)
+	if err != nil {
+		return nil, nil, &Error{Msg: err.Error()}
+	}
+	return out, missing, nil
+}
+
+// missingDeps lists the dependencies Chart.yaml names that charts/ does not hold.
+func missingDeps(ch *chart.Chart) []string {
+	if ch.Metadata == nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, d := range ch.Dependencies() {
+		have[d.Name()] = true
+	}
+	var out []string
+	for _, d := range ch.Metadata.Dependencies {
+		if d != nil && !have[d.Name] {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// split removes the markers from one rendered template and returns its segments.
+func split(text string, tplNames []string, files map[string][]byte) Output {
+	var o Output
+	var b strings.Builder
+	b.Grow(len(text))
+	file, src, literal := -1, 0, false
+	segStart := 0
+	flush := func() {
+		if b.Len() > segStart && file >= 0 {
+			o.Segments = append(o.Segments, Segment{From: segStart, To: b.Len(), File: tplNames[file], Literal: literal, Src: src})
+		}
+		segStart = b.Len()
+	}
+	var cur []byte // source of the current file, for literal runs
+	for i := 0; i < len(text); {
+		if strings.HasPrefix(text[i:], markOpen) {
+			if kind, id, off, n, ok := parseMarker(text[i:], len(tplNames)); ok {
+				switch kind {
+				case 'f':
+					if file < 0 {
+						file, src, literal = id, 0, false
+						o.Name = tplNames[id]
+						cur = files[o.Name]
+					}
+				case 's', 'e':
+					flush()
+					file, src, literal = id, off, kind == 's'
+					cur = files[tplNames[id]]
+				}
+				i += n
+				continue
+			}
+		}
+		c := text[i]
+		if literal {
+			// The literal text must be the source's, byte for byte; where it is not (text of
+			// a whole file included and re-indented), it is action output from here on.
+			pos := src + (b.Len() - segStart)
+			if pos >= len(cur) || cur[pos] != c {
+				flush()
+				literal, src = false, pos
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	flush()
+	o.Content = []byte(b.String())
+	return o
+}
+
+// parseMarker reads a marker at the start of s: its kind, file id, offset and length.
+func parseMarker(s string, files int) (kind byte, id, off, n int, ok bool) {
+	end := strings.Index(s, markClose)
+	if end < 0 || end > 40 {
+		return 0, 0, 0, 0, false
+	}
+	body := s[len(markOpen):end]
+	if body == "" {
+		return 0, 0, 0, 0, false
+	}
+	kind = body[0]
+	idText, offText, hasOff := strings.Cut(body[1:], ".")
+	id, err := strconv.Atoi(idText)
+	if err != nil || id < 0 || id >= files {
+		return 0, 0, 0, 0, false
+	}
+	switch kind {
+	case 'f':
+		if hasOff {
+			return 0, 0, 0, 0, false
+		}
+	case 's', 'e':
+		if off, err = strconv.Atoi(offText); err != nil || off < 0 {
+			return 0, 0, 0, 0, false
+		}
+	default:
+		return 0, 0, 0, 0, false
+	}
+	return kind, id, off, end + len(markClose), true
+}
+
+// approximate is the output of a chart rendered without markers: every byte is attributed to
+// the start of its template file.
+func approximate(helmName, text string, tplNames []string) Output {
+	// Helm names outputs "<chart>/templates/x.yaml", "<chart>/charts/<sub>/templates/x.yaml";
+	// with subcharts named as their directories this is the file's path below the chart.
+	_, rel, _ := strings.Cut(helmName, "/")
+	for _, n := range tplNames {
+		if n == rel {
+			return Output{Name: n, Content: []byte(text), Segments: []Segment{{From: 0, To: len(text), File: n}}}
+		}
+	}
+	return Output{}
+}
+
+// ErrTimeout is returned by RenderBounded when rendering takes too long.
+var ErrTimeout = errors.New("rendering took too long")
+
+// RenderBounded is Render with a time limit: a chart that loops (`range until 100000000`)
+// is abandoned after timeout. Rendering runs on its own goroutine; an abandoned rendering
+// runs on until its loop ends, bounded by the output limit of its writer's memory, so the
+// run itself is never held up.
+func RenderBounded(req Request, timeout time.Duration) (*Result, error) {
+	type answer struct {
+		res *Result
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		res, err := Render(req)
+		ch <- answer{res, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case a := <-ch:
+		return a.res, a.err
+	case <-t.C:
+		return nil, ErrTimeout
+	}
+}

@@ -1,0 +1,662 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
+)
+
+// Helm charts (the seam between the loader and checker/helm): every directory of the linted
+// tree holding a Chart.yaml is rendered with Helm's engine, once with its values.yaml and
+// once per variant (the values files of HelmOptions, else values-*.yaml beside Chart.yaml),
+// and the rendered manifests are decoded as virtual files (one per template and variant)
+// whose positions map back to the values file or template that writes them
+// (checker.RenderMap). A chart that renders replaces its templates' masked reading; a chart
+// that does not is a notice, and its templates stay as they are read today.
+
+// HelmOptions configure chart rendering.
+type HelmOptions struct {
+	// Disabled turns rendering off: templates are read masked, as any template.
+	Disabled bool
+	// Values lists, by chart directory (slash path relative to the root), the values files
+	// (relative to the chart directory) to render as variants; a chart listed here does not
+	// use the values-*.yaml convention.
+	Values map[string][]string
+	// Timeout bounds the rendering of one chart variant; 0 means DefaultHelmTimeout.
+	Timeout time.Duration
+}
+
+// DefaultHelmTimeout bounds the rendering of one chart variant.
+const DefaultHelmTimeout = 10 * time.Second
+
+// Chart file limits: a chart is configuration, not data.
+const (
+	maxChartFiles = 5000
+	maxChartBytes = 32 << 20
+)
+
+// chartInput is one chart found in the inputs.
+type chartInput struct {
+	dir  string // reported name of the chart directory ("" for the root)
+	abs  string // directory on disk; "" for in-memory loads
+	name string // reported name of its Chart.yaml
+}
+
+// findCharts lists the charts among the inputs: each Chart.yaml that is not in the charts/
+// directory of another chart found (subcharts render with their parent).
+func findCharts(inputs []input) []chartInput {
+	var out []chartInput
+	for _, in := range inputs {
+		if path.Base(in.name) != "Chart.yaml" || in.name == "<stdin>" {
+			continue
+		}
+		dir := path.Dir(in.name)
+		if dir == "." {
+			dir = ""
+		}
+		abs := ""
+		if in.abs != "" {
+			abs = filepath.Dir(in.abs)
+		}
+		out = append(out, chartInput{dir: dir, abs: abs, name: in.name})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].dir < out[j].dir })
+	var top []chartInput
+	for _, c := range out {
+		sub := false
+		for _, p := range top {
+			if rest, ok := strings.CutPrefix(c.dir, joinDir(p.dir, "charts/")); ok && rest != "" {
+				sub = true
+				break
+			}
+		}
+		if !sub {
+			top = append(top, c)
+		}
+	}
+	return top
+}
+
+func joinDir(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// readChart reads the files of a chart directory from disk (regular files only, never
+// through a symbolic link, bounded), with the overlay's content where it has one.
+func readChart(c chartInput, overlay map[string][]byte, maxSize int64) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	total := 0
+	err := filepath.WalkDir(c.abs, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.IsDir() {
+			if p != c.abs && (skipDirs[e.Name()] || strings.HasPrefix(e.Name(), ".")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			return nil // links (never followed), FIFOs, devices
+		}
+		rel, err := filepath.Rel(c.abs, p)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if len(files) >= maxChartFiles {
+			return errors.New("the chart has more than 5000 files")
+		}
+		b, ok := overlay[joinDir(c.dir, rel)]
+		if !ok {
+			if b, err = safefile.ReadFile(p, maxSize); err != nil {
+				return nil // unreadable or too large: Helm sees the chart without it
+			}
+		}
+		total += len(b)
+		if total > maxChartBytes {
+			return fmt.Errorf("the chart is larger than %d bytes", maxChartBytes)
+		}
+		files[rel] = b
+		return nil
+	})
+	return files, err
+}
+
+// memChart collects a chart from in-memory files (load.Files).
+func memChart(c chartInput, all map[string][]byte) map[string][]byte {
+	files := map[string][]byte{}
+	prefix := joinDir(c.dir, "")
+	for n, b := range all {
+		if rest, ok := strings.CutPrefix(n, prefix); ok && (prefix == "" || strings.HasSuffix(prefix, "/")) {
+			files[rest] = b
+		}
+	}
+	return files
+}
+
+// valuesVariantRe is the values-<env>.yaml convention.
+var valuesVariantRe = regexp.MustCompile(`^values-[^/]+\.ya?ml$`)
+
+// variants lists the values files a chart is rendered with: "" (values.yaml alone), then
+// the configured files, else the values-*.yaml files beside Chart.yaml.
+func variants(dir string, files map[string][]byte, opts HelmOptions) []string {
+	out := []string{""}
+	if conf, ok := opts.Values[dir]; ok {
+		for _, v := range conf {
+			if v != "values.yaml" {
+				out = append(out, path.Clean(v))
+			}
+		}
+		return out
+	}
+	var found []string
+	for n := range files {
+		if valuesVariantRe.MatchString(n) {
+			found = append(found, n)
+		}
+	}
+	sort.Strings(found)
+	return append(out, found...)
+}
+
+// variantDir is the virtual directory of a variant's rendered files, below the chart.
+func variantDir(variant string) string {
+	if variant == "" {
+		variant = "values.yaml"
+	}
+	return "@" + strings.ReplaceAll(variant, "/", "|")
+}
+
+// renderCharts renders the charts found in the inputs into ws (before finish). files holds
+// the content of in-memory loads; nil reads the charts from disk.
+func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInput, opts Options, mem map[string][]byte) {
+	targets := preliminaryTargets(ws, charts, opts.Target)
+	maxSize := opts.MaxFileSize
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFileSize
+	}
+	timeout := opts.Helm.Timeout
+	if timeout <= 0 {
+		timeout = DefaultHelmTimeout
+	}
+	drop := map[string]bool{} // templates of charts that rendered: their masked reading goes
+	for i, c := range charts {
+		if ctx.Err() != nil {
+			return
+		}
+		var files map[string][]byte
+		var err error
+		if mem != nil {
+			files = memChart(c, mem)
+		} else {
+			files, err = readChart(c, opts.Overlay, maxSize)
+		}
+		notice := func(msg string) {
+			ws.Problems = append(ws.Problems, checker.LoadProblem{Pos: checker.Position{Filename: c.name, Line: 1, Column: 1}, Message: msg})
+		}
+		if err != nil {
+			notice("Helm chart " + chartLabel(c.dir) + " not rendered: " + err.Error() + "; its templates are checked unrendered (placeholders unknown)")
+			continue
+		}
+		rendered := false
+		for _, v := range variants(c.dir, files, opts.Helm) {
+			req := helm.Request{Files: files, KubeVersion: targets[i]}
+			if v != "" {
+				b, ok := files[v]
+				if !ok {
+					notice(fmt.Sprintf("Helm chart %s: values file %s (configured) does not exist", chartLabel(c.dir), escapeNotice(v)))
+					continue
+				}
+				req.Values = b
+			}
+			res, err := helm.RenderBounded(req, timeout)
+			if err != nil {
+				with := "values.yaml"
+				if v != "" {
+					with = v
+				}
+				notice(fmt.Sprintf("Helm chart %s not rendered with %s: %s; its templates are checked unrendered (placeholders unknown)",
+					chartLabel(c.dir), escapeNotice(with), helmMessage(err)))
+				continue
+			}
+			if v == "" {
+				for _, m := range res.Missing {
+					notice(fmt.Sprintf("Helm chart %s: dependency %s is not in charts/ (helm dependency build); rendered without it", chartLabel(c.dir), escapeNotice(m)))
+				}
+			}
+			rendered = true
+			addRendered(ws, c, v, files, res)
+		}
+		if rendered {
+			for n := range files {
+				drop[joinDir(c.dir, n)] = isTemplateFile(n)
+			}
+		}
+	}
+	dropMasked(ws, drop)
+}
+
+// isTemplateFile reports whether a chart-relative name is a template of the chart or of a
+// subchart.
+func isTemplateFile(n string) bool {
+	return strings.HasPrefix(n, "templates/") || strings.Contains(n, "/templates/") && strings.HasPrefix(n, "charts/")
+}
+
+// dropMasked removes the documents (and their load problems) of the templates of rendered
+// charts: the rendered files are checked instead, and a finding must not be reported twice.
+func dropMasked(ws *checker.Workspace, drop map[string]bool) {
+	if len(drop) == 0 {
+		return
+	}
+	for _, f := range ws.Files {
+		if drop[f.Path] && f.Format == checker.FormatYAML {
+			f.Docs = nil
+		}
+	}
+	ws.Problems = slices.DeleteFunc(ws.Problems, func(p checker.LoadProblem) bool {
+		return drop[p.Pos.Filename] && p.Pos.Line > 0
+	})
+}
+
+func chartLabel(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return escapeNotice(dir)
+}
+
+// escapeNotice keeps a name printable (the output layer escapes again).
+func escapeNotice(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+var quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'|<[^<>]*>`)
+
+// helmMessage is Helm's error without the file content it may quote (the text of a fail or
+// required call, a token, a value): quoted parts are elided, and the length is bounded.
+func helmMessage(err error) string {
+	if errors.Is(err, helm.ErrTimeout) {
+		return err.Error()
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "execution error at ("); i >= 0 {
+		if j := strings.Index(msg[i:], "): "); j >= 0 {
+			msg = msg[:i+j+1] + ": the template failed (fail or required)"
+		}
+	}
+	msg = quotedRe.ReplaceAllStringFunc(msg, func(q string) string { return q[:1] + "…" + q[len(q)-1:] })
+	msg = escapeNotice(strings.Join(strings.Fields(msg), " "))
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	return msg
+}
+
+// preliminaryTargets is the Kubernetes version each chart is rendered at (its
+// .Capabilities.KubeVersion): the target of the chart's scope from the files as read.
+func preliminaryTargets(ws *checker.Workspace, charts []chartInput, fixed *checker.Version) []string {
+	out := make([]string, len(charts))
+	if fixed != nil {
+		for i := range out {
+			out[i] = fixed.String()
+		}
+		return out
+	}
+	tmp := &checker.Workspace{Root: ws.Root, Files: slices.Clone(ws.Files)}
+	finish(tmp, nil)
+	for i, c := range charts {
+		out[i] = tmp.TargetOf(c.name).Version.String()
+	}
+	return out
+}
+
+// addRendered decodes the outputs of one rendered variant as virtual files of ws.
+func addRendered(ws *checker.Workspace, c chartInput, variant string, files map[string][]byte, res *helm.Result) {
+	cm := &chartMaps{dir: c.dir, variant: variant, files: files, res: res, lines: map[string]*checker.LineIndex{}, docs: map[string]*checker.Document{}}
+	for i := range res.Outputs {
+		o := &res.Outputs[i]
+		name := joinDir(joinDir(c.dir, variantDir(variant)), o.Name)
+		f := newFile(name, o.Content)
+		f.Reason = "rendered from Helm chart " + chartLabel(c.dir) + " with " + cm.variantFile()
+		f.Render = &renderMap{chart: cm, out: o, file: f}
+		probs := parseFile(f)
+		for _, d := range f.Docs {
+			probs = append(probs, decodeDoc(d)...)
+		}
+		ws.AddRendered(f)
+		for _, p := range probs {
+			if p.Document == nil {
+				// The engine wrote text that is not YAML: Helm would refuse it too, but it is
+				// the chart's problem, reported as a notice, never KP001.
+				p.Manifest = false
+				p.Message = "rendered chart output is not valid YAML (" + p.Message + ")"
+			}
+			p.Pos = ws.MapPosition(p.Pos)
+			ws.Problems = append(ws.Problems, p)
+		}
+	}
+}
+
+// chartMaps is what the rendered files of one chart variant share for mapping positions.
+type chartMaps struct {
+	dir     string
+	variant string
+	files   map[string][]byte
+	res     *helm.Result
+	lines   map[string]*checker.LineIndex
+	docs    map[string]*checker.Document // parsed values files, nil entries for unparsable
+}
+
+func (cm *chartMaps) variantFile() string {
+	if cm.variant == "" {
+		return "values.yaml"
+	}
+	return cm.variant
+}
+
+// pos is the position of byte off of a chart file.
+func (cm *chartMaps) pos(rel string, off int) checker.Position {
+	li := cm.lines[rel]
+	if li == nil {
+		li = checker.NewLineIndex(cm.files[rel])
+		cm.lines[rel] = li
+	}
+	return li.Position(joinDir(cm.dir, rel), off)
+}
+
+// valuesDoc parses a values file of the chart (chart-relative), once.
+func (cm *chartMaps) valuesDoc(rel string) *checker.Document {
+	if d, ok := cm.docs[rel]; ok {
+		return d
+	}
+	var d *checker.Document
+	if b, ok := cm.files[rel]; ok {
+		var n yaml.Node
+		if yaml.Unmarshal(b, &n) == nil && len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode {
+			f := newFile(joinDir(cm.dir, rel), b)
+			d = &checker.Document{File: f, Node: n.Content[0]}
+		}
+	}
+	cm.docs[rel] = d
+	return d
+}
+
+// valueSources lists where .Values.<p> of the template file tpl may be set, in precedence
+// order: the variant file, then values.yaml, of the root chart (under the subchart's name
+// for a subchart's template), then the subchart's own values.yaml.
+func (cm *chartMaps) valueSources(tpl string, p []string) []valueSource {
+	var out []valueSource
+	// The chain of subcharts: "charts/a/charts/b/templates/x.yaml" → [a, b].
+	var chain []string
+	rest := tpl
+	for {
+		r, ok := strings.CutPrefix(rest, "charts/")
+		if !ok {
+			break
+		}
+		i := strings.IndexByte(r, '/')
+		if i < 0 {
+			break
+		}
+		chain = append(chain, r[:i])
+		rest = r[i+1:]
+	}
+	global := len(p) > 0 && p[0] == "global"
+	dirOf := func(k int) string { // chart-relative directory of chain[:k]
+		d := ""
+		for _, c := range chain[:k] {
+			d += "charts/" + c + "/"
+		}
+		return d
+	}
+	for k := 0; k <= len(chain); k++ {
+		// Values of the chart at level k: below it, the path goes through the names of
+		// the subcharts chain[k:].
+		var full []string
+		if global {
+			full = p
+		} else {
+			for _, c := range chain[k:] {
+				full = append(full, cm.subchartName(dirOf(k)+"charts/"+c))
+			}
+			full = append(full, p...)
+		}
+		if k == 0 && cm.variant != "" {
+			out = append(out, valueSource{file: cm.variant, path: full})
+		}
+		out = append(out, valueSource{file: dirOf(k) + "values.yaml", path: full})
+	}
+	return out
+}
+
+// subchartName is the name a subchart's values are found under: its Chart.yaml name.
+func (cm *chartMaps) subchartName(dir string) string {
+	var meta struct {
+		Name string `yaml:"name"`
+	}
+	if b, ok := cm.files[dir+"/Chart.yaml"]; ok && yaml.Unmarshal(b, &meta) == nil && meta.Name != "" {
+		return meta.Name
+	}
+	return path.Base(dir)
+}
+
+type valueSource struct {
+	file string
+	path []string
+}
+
+// renderMap maps one rendered file (checker.RenderMap).
+type renderMap struct {
+	chart *chartMaps
+	out   *helm.Output
+	file  *checker.File
+}
+
+// segAt returns the index of the segment holding byte off (the last one for the end).
+func (m *renderMap) segAt(off int) int {
+	segs := m.out.Segments
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].To > off })
+	if i >= len(segs) {
+		return len(segs) - 1
+	}
+	return i
+}
+
+// Span implements checker.RenderMap.
+func (m *renderMap) Span(from, to int, key string) checker.MappedSpan {
+	content := m.out.Content
+	segs := m.out.Segments
+	if len(segs) == 0 {
+		p := m.chart.pos("Chart.yaml", 0)
+		return checker.MappedSpan{Pos: p, End: p, Approximate: true}
+	}
+	from = min(max(from, 0), len(content))
+	to = min(max(to, from), len(content))
+	// Quotes and blanks written literally around a value are not the value.
+	for from < to && isQuoteOrBlank(content[from]) && segs[m.segAt(from)].Literal {
+		from++
+	}
+	for to > from && isQuoteOrBlank(content[to-1]) && segs[m.segAt(to-1)].Literal {
+		to--
+	}
+	a, b := m.segAt(from), m.segAt(max(from, to-1))
+	sa, sb := segs[a], segs[b]
+	if a == b && !sa.Literal {
+		return m.actionSpan(sa, from, to, key)
+	}
+	if sa.Literal {
+		pos := m.chart.pos(sa.File, sa.Src+from-sa.From)
+		ms := checker.MappedSpan{Pos: pos}
+		switch {
+		case sb.Literal && sb.File == sa.File:
+			ms.End = m.chart.pos(sb.File, sb.Src+to-sb.From)
+			ms.Exact = a == b
+		default:
+			ms.End = m.actionEnd(sb)
+		}
+		// The values written inside the span, as notes.
+		for k := a; k <= b; k++ {
+			if s := segs[k]; !s.Literal {
+				if vs, ok := m.valueSpan(s, s.From, s.To, ""); ok {
+					ms.Related = append(ms.Related, checker.Related{Pos: vs.Pos, End: vs.End, Message: "the value is set here"})
+				}
+			}
+		}
+		return ms
+	}
+	return m.actionSpan(sa, from, min(to, sa.To), key)
+}
+
+func isQuoteOrBlank(c byte) bool { return c == '"' || c == '\'' || c == ' ' || c == '\t' }
+
+// actionEnd is the end of the last action of a segment's group, in its template.
+func (m *renderMap) actionEnd(s helm.Segment) checker.Position {
+	if s.Literal {
+		return m.chart.pos(s.File, s.Src+s.To-s.From)
+	}
+	g := m.chart.res.Group(s.File, s.Src)
+	if len(g) == 0 {
+		return m.chart.pos(s.File, s.Src)
+	}
+	return m.chart.pos(s.File, g[len(g)-1].To)
+}
+
+// actionSpan maps a span inside one action segment: to the value that wrote it, else to a
+// string literal of the action, else (approximate) to the action.
+func (m *renderMap) actionSpan(s helm.Segment, from, to int, key string) checker.MappedSpan {
+	if ms, ok := m.valueSpan(s, from, to, key); ok {
+		return ms
+	}
+	g := m.chart.res.Group(s.File, s.Src)
+	text := unquote(string(m.out.Content[from:to]))
+	for _, a := range g {
+		for _, l := range a.Strings {
+			if l.Text == text && text != "" {
+				return checker.MappedSpan{Pos: m.chart.pos(s.File, l.Pos+1), End: m.chart.pos(s.File, l.Pos+1+len(l.Text))}
+			}
+		}
+	}
+	if len(g) == 0 {
+		p := m.chart.pos(s.File, s.Src)
+		return checker.MappedSpan{Pos: p, End: p, Approximate: true}
+	}
+	return checker.MappedSpan{Pos: m.chart.pos(s.File, g[0].From), End: m.chart.pos(s.File, g[0].To), Approximate: true}
+}
+
+// valueSpan finds the values file entry that wrote rendered bytes [from, to) of segment s:
+// a scalar at a .Values path the segment's actions read whose value is the text, or a
+// scalar below a map or list they read (toYaml) with that value, under the key key when
+// several match.
+func (m *renderMap) valueSpan(s helm.Segment, from, to int, key string) (checker.MappedSpan, bool) {
+	g := m.chart.res.Group(s.File, s.Src)
+	if len(g) == 0 {
+		return checker.MappedSpan{}, false
+	}
+	span := string(m.out.Content[from:to])
+	text := unquote(strings.TrimSpace(span))
+	whole := unquote(strings.TrimSpace(string(m.out.Content[s.From:s.To])))
+	for _, a := range g {
+		for _, p := range a.Paths {
+			for _, src := range m.chart.valueSources(s.File, p) {
+				d := m.chart.valuesDoc(src.file)
+				if d == nil {
+					continue
+				}
+				_, n := checker.LookupNode(d.Node, checker.Path(src.path))
+				if n == nil {
+					continue
+				}
+				if n.Kind == yaml.ScalarNode {
+					if n.Value != text && n.Value != whole {
+						break // set here to something else: the text came from elsewhere
+					}
+					return m.valueResult(s, a, d, n, n.Value == text && span == strings.TrimSpace(span)), true
+				}
+				if found := findScalar(n, text, key); found != nil {
+					return m.valueResult(s, a, d, found, true), true
+				}
+				// The setting is here, under a different value: keep looking in the files of
+				// lower precedence only when this one does not set it.
+				break
+			}
+		}
+	}
+	return checker.MappedSpan{}, false
+}
+
+// valueResult is the mapped span of a values node, with the template action as a note.
+func (m *renderMap) valueResult(s helm.Segment, a helm.Action, d *checker.Document, n *yaml.Node, exact bool) checker.MappedSpan {
+	return checker.MappedSpan{
+		Pos: d.NodePos(n), End: d.NodeEnd(n), Exact: exact && n.Kind == yaml.ScalarNode && !strings.Contains(n.Value, "\n"),
+		Related: []checker.Related{{Pos: m.chart.pos(s.File, a.From), End: m.chart.pos(s.File, a.To),
+			Message: "rendered by this template with " + m.chart.variantFile()}},
+	}
+}
+
+// findScalar finds the scalar below n whose value is text: the one under key when several
+// are, nil when that leaves more than one.
+func findScalar(n *yaml.Node, text, key string) *yaml.Node {
+	var all, keyed []*yaml.Node
+	var walk func(n *yaml.Node, k string, depth int)
+	walk = func(n *yaml.Node, k string, depth int) {
+		if n == nil || depth > 100 || len(all) > 100 {
+			return
+		}
+		switch n.Kind {
+		case yaml.ScalarNode:
+			if n.Value == text {
+				all = append(all, n)
+				if k == key {
+					keyed = append(keyed, n)
+				}
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], n.Content[i].Value, depth+1)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, k, depth+1)
+			}
+		}
+	}
+	walk(n, "", 0)
+	switch {
+	case len(all) == 1:
+		return all[0]
+	case len(keyed) == 1:
+		return keyed[0]
+	}
+	return nil
+}
+
+// unquote removes one pair of quotes a template function (quote, squote) put around a value.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
