@@ -81,6 +81,7 @@ func configureProcessing(f *lintFlags, cfg *lintConfig, conf *config.Config, all
 	}
 	proc.Registry = all
 	cfg.includeTestdata = cfg.includeTestdata || conf.IncludeTestdata
+	cfg.helm = conf
 	for _, p := range cfg.paths {
 		if p == "-" {
 			continue

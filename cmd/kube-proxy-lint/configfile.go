@@ -253,7 +253,9 @@ func (c *cli) configCmd(ctx context.Context, args []string) int {
 	} else {
 		// As a lint run of PATH does: each scope's highest version, else the repository's,
 		// else the default.
-		ws, err := safeLoad(ctx, load.Options{Paths: []string{path}, Root: sourceRoot(path), MaxFileSize: configMaxSize(m), IncludeTestdata: m.IncludeTestdata})
+		root := sourceRoot(path)
+		ws, err := safeLoad(ctx, load.Options{Paths: []string{path}, Root: root, MaxFileSize: configMaxSize(m), IncludeTestdata: m.IncludeTestdata,
+			Helm: load.HelmOptions{Disabled: !m.HelmRender(), Values: m.HelmCharts(root)}})
 		if err != nil {
 			return c.fail(err)
 		}

@@ -74,6 +74,9 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 	if tr != nil {
 		opts.Trace = tr.trace
 	}
+	helmOptions := func(root string) load.HelmOptions {
+		return load.HelmOptions{Disabled: !cfg.helm.HelmRender(), Values: cfg.helm.HelmCharts(root)}
+	}
 	if cfg.git.rev != "" {
 		ws, err := safeLoadGit(ctx, cfg.git.rev, opts)
 		if err != nil {
@@ -86,6 +89,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		root := sourceRoot(".")
 		opts.Paths = []string{root}
 		opts.Root = root
+		opts.Helm = helmOptions(root)
 		ws, err := safeLoad(ctx, opts)
 		if err != nil {
 			return nil, "", err
@@ -104,6 +108,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 	}
 	root := sourceRoot(cfg.paths[0])
 	opts.Root = root
+	opts.Helm = helmOptions(root)
 	ws, err := safeLoad(ctx, opts)
 	return ws, root, err
 }

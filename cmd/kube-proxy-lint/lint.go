@@ -167,7 +167,9 @@ type lintConfig struct {
 	debug     bool
 	// includeTestdata: --include-testdata or the config file's include-testdata.
 	includeTestdata bool
-	nodes           []string
+	// helm is the configuration's helm key (chart rendering).
+	helm  *config.Config
+	nodes []string
 	// proc configures the processors: config exclusions, skip, severity, suppressions,
 	// baseline. writeBaseline is the --write-baseline file; explicitOutputs tells whether
 	// --format was given; policyDirs are the config file's policy-dirs, for the policy loader.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
@@ -69,9 +70,26 @@ type Config struct {
 	NewFromMergeBase string `yaml:"new-from-merge-base,omitempty"`
 	// MaxFileSize skips larger files (--max-file-size), as written: "4MiB", "500KB", "1048576".
 	MaxFileSize string `yaml:"max-file-size,omitempty"`
+	// Helm configures the rendering of Helm charts.
+	Helm *Helm `yaml:"helm,omitempty"`
 
 	// refs are the rule names the file uses, with their positions, for CheckRules.
 	refs []ruleRef
+}
+
+// Helm is the helm key: whether charts are rendered, and with which values files.
+type Helm struct {
+	// Render, when false, turns chart rendering off (templates are read masked).
+	Render *bool `yaml:"render,omitempty"`
+	// Charts maps a chart directory (relative to the configuration file) to its settings.
+	Charts map[string]HelmChart `yaml:"charts,omitempty"`
+}
+
+// HelmChart configures one chart.
+type HelmChart struct {
+	// Values are values files relative to the chart directory, each rendered as its own
+	// variant on top of values.yaml (instead of the values-*.yaml files beside Chart.yaml).
+	Values []string `yaml:"values"`
 }
 
 // Exclusion is one entry of exclusions: findings matching every given selector are
@@ -157,7 +175,7 @@ func Read(path string) ([]byte, error) {
 // keys are the top-level keys, in the order of the documentation.
 var keys = []string{"version", "target-version", "fail-on", "enable", "disable", "severity",
 	"inline-suppressions", "exclusions", "policy-dirs", "skip", "include-testdata", "test-dirs",
-	"baseline", "new-from-rev", "new-from-merge-base", "max-file-size"}
+	"baseline", "new-from-rev", "new-from-merge-base", "max-file-size", "helm"}
 
 // Keys returns the top-level keys of the configuration file, in the order of the
 // documentation (the JSON Schema and docs/config.md are tested against it).
@@ -261,6 +279,8 @@ func Parse(name string, data []byte) (*Config, error) {
 			if _, err := ParseSize(c.MaxFileSize); err != nil {
 				p.fail(v, "%v", err)
 			}
+		case "helm":
+			c.Helm = p.helm(v)
 		case "skip":
 			c.Skip = p.strList(v)
 			for i, g := range c.Skip {
@@ -548,6 +568,84 @@ func (p *parser) boolean(v *yaml.Node) bool {
 }
 
 // strList decodes a sequence of strings; a single string stands for a list of one.
+// helm parses the helm key.
+func (p *parser) helm(v *yaml.Node) *Helm {
+	h := &Helm{}
+	if v.Kind != yaml.MappingNode {
+		p.fail(v, "helm must be a mapping (render, charts), not %s", kindName(v))
+		return h
+	}
+	p.mapping(v, []string{"render", "charts"}, func(key string, _, hv *yaml.Node) {
+		switch key {
+		case "render":
+			b := p.boolean(hv)
+			h.Render = &b
+		case "charts":
+			if hv.Kind != yaml.MappingNode {
+				p.fail(hv, "helm.charts must be a mapping of chart directory to settings, not %s", kindName(hv))
+				return
+			}
+			h.Charts = map[string]HelmChart{}
+			p.mapping(hv, nil, func(dir string, dk, cv *yaml.Node) {
+				if !localPath(dir) {
+					p.fail(dk, "a chart directory must be a relative path inside the repository")
+					return
+				}
+				var hc HelmChart
+				if cv.Kind != yaml.MappingNode {
+					p.fail(cv, "a chart's settings must be a mapping (values), not %s", kindName(cv))
+					return
+				}
+				p.mapping(cv, []string{"values"}, func(_ string, _, vv *yaml.Node) {
+					hc.Values = p.strList(vv)
+					for i, f := range hc.Values {
+						n := vv
+						if vv.Kind == yaml.SequenceNode {
+							n = vv.Content[i]
+						}
+						if !localPath(f) || f == "." {
+							p.fail(n, "a values file must be a relative path inside the chart directory")
+						}
+					}
+				})
+				h.Charts[path.Clean(dir)] = hc
+			})
+		}
+	})
+	return h
+}
+
+// localPath reports whether a slash path is relative and stays below its directory.
+func localPath(s string) bool {
+	return s != "" && !strings.HasPrefix(s, "/") && !strings.Contains(s, "\\") && filepath.IsLocal(filepath.FromSlash(s))
+}
+
+// HelmCharts returns the configured charts by directory relative to root (the directory the
+// loader's names are relative to), with their values files.
+func (c *Config) HelmCharts(root string) map[string][]string {
+	if c == nil || c.Helm == nil || len(c.Helm.Charts) == 0 {
+		return nil
+	}
+	prefix := c.prefix(root)
+	out := map[string][]string{}
+	for dir, hc := range c.Helm.Charts {
+		d := dir
+		if prefix != "" {
+			d = path.Join(prefix, dir)
+		}
+		if d == "." {
+			d = ""
+		}
+		out[d] = hc.Values
+	}
+	return out
+}
+
+// HelmRender reports whether charts are rendered (the default).
+func (c *Config) HelmRender() bool {
+	return c == nil || c.Helm == nil || c.Helm.Render == nil || *c.Helm.Render
+}
+
 func (p *parser) strList(v *yaml.Node) []string {
 	if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
 		return []string{v.Value}
