@@ -116,6 +116,9 @@ func readChart(c chartInput, overlay map[string][]byte, maxSize int64) (map[stri
 		if !e.Type().IsRegular() {
 			return nil // links (never followed), FIFOs, devices
 		}
+		if unusedCopy(e.Name()) {
+			return nil
+		}
 		rel, err := filepath.Rel(c.abs, p)
 		if err != nil {
 			return nil
@@ -140,12 +143,19 @@ func readChart(c chartInput, overlay map[string][]byte, maxSize int64) (map[stri
 	return files, err
 }
 
+// unusedCopy reports whether a file is a copy not in use (a test golden, a backup, an editor's
+// swap file): Helm would render it as a template, the loader never reads it, and neither
+// does the chart reader.
+func unusedCopy(name string) bool {
+	return strings.HasSuffix(name, "~") || notConfigExts[strings.ToLower(filepath.Ext(name))] && !isYAMLName(name)
+}
+
 // memChart collects a chart from in-memory files (load.Files).
 func memChart(c chartInput, all map[string][]byte) map[string][]byte {
 	files := map[string][]byte{}
 	prefix := joinDir(c.dir, "")
 	for n, b := range all {
-		if rest, ok := strings.CutPrefix(n, prefix); ok && (prefix == "" || strings.HasSuffix(prefix, "/")) {
+		if rest, ok := strings.CutPrefix(n, prefix); ok && !unusedCopy(path.Base(n)) {
 			files[rest] = b
 		}
 	}
@@ -506,6 +516,25 @@ func (m *renderMap) Span(from, to int, key string) checker.MappedSpan {
 	sa, sb := segs[a], segs[b]
 	if a == b && !sa.Literal {
 		return m.actionSpan(sa, from, to, key)
+	}
+	// A value written into literal text (--proxy-mode={{ .Values.mode }}): the finding is
+	// about the value, which the values file sets.
+	value := -1
+	for k := a; k <= b; k++ {
+		if !segs[k].Literal {
+			if value >= 0 {
+				value = -1
+				break
+			}
+			value = k
+		}
+	}
+	if value >= 0 {
+		s := segs[value]
+		if vs, ok := m.valueSpan(s, s.From, s.To, key); ok {
+			vs.Exact = false // the span holds more than the value
+			return vs
+		}
 	}
 	if sa.Literal {
 		pos := m.chart.pos(sa.File, sa.Src+from-sa.From)
