@@ -8,9 +8,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -207,56 +209,104 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 	if timeout <= 0 {
 		timeout = DefaultHelmTimeout
 	}
-	drop := map[string]bool{} // templates of charts that rendered: their masked reading goes
+	// One job per chart and variant, rendered and decoded in parallel, added in order.
+	type job struct {
+		chart   int
+		variant string
+		req     helm.Request
+		res     *helm.Result
+		err     error
+		files   []*checker.File
+		probs   [][]checker.LoadProblem
+	}
+	var jobs []*job
+	files := make([]map[string][]byte, len(charts))
+	notices := make([][]string, len(charts))
 	for i, c := range charts {
-		if ctx.Err() != nil {
-			return
-		}
-		var files map[string][]byte
 		var err error
 		if mem != nil {
-			files = memChart(c, mem)
+			files[i] = memChart(c, mem)
 		} else {
-			files, err = readChart(c, opts.Overlay, maxSize)
-		}
-		notice := func(msg string) {
-			ws.Problems = append(ws.Problems, checker.LoadProblem{Pos: checker.Position{Filename: c.name, Line: 1, Column: 1}, Message: msg})
+			files[i], err = readChart(c, opts.Overlay, maxSize)
 		}
 		if err != nil {
-			notice("Helm chart " + chartLabel(c.dir) + " not rendered: " + err.Error() + "; its templates are checked unrendered (placeholders unknown)")
+			notices[i] = append(notices[i], "Helm chart "+chartLabel(c.dir)+" not rendered: "+err.Error()+"; its templates are checked unrendered (placeholders unknown)")
+			files[i] = nil
 			continue
 		}
-		rendered := false
-		for _, v := range variants(c.dir, files, opts.Helm) {
-			req := helm.Request{Files: files, KubeVersion: targets[i]}
+		for _, v := range variants(c.dir, files[i], opts.Helm) {
+			req := helm.Request{Files: files[i], KubeVersion: targets[i]}
 			if v != "" {
-				b, ok := files[v]
+				b, ok := files[i][v]
 				if !ok {
-					notice(fmt.Sprintf("Helm chart %s: values file %s (configured) does not exist", chartLabel(c.dir), escapeNotice(v)))
+					notices[i] = append(notices[i], fmt.Sprintf("Helm chart %s: values file %s (configured) does not exist", chartLabel(c.dir), escapeNotice(v)))
 					continue
 				}
 				req.Values = b
 			}
-			res, err := helm.RenderBounded(req, timeout)
-			if err != nil {
-				with := "values.yaml"
-				if v != "" {
-					with = v
+			jobs = append(jobs, &job{chart: i, variant: v, req: req})
+		}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parallel(len(jobs), workers, func(k int) {
+		j := jobs[k]
+		if ctx.Err() != nil {
+			j.err = ctx.Err()
+			return
+		}
+		j.res, j.err = helm.RenderBounded(j.req, timeout)
+		if j.err == nil {
+			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res)
+		}
+	})
+	if ctx.Err() != nil {
+		return
+	}
+	rendered := make([]bool, len(charts))
+	for _, j := range jobs {
+		rendered[j.chart] = rendered[j.chart] || j.err == nil
+	}
+	drop := map[string]bool{} // templates of charts that rendered: their masked reading goes
+	k := 0
+	for i, c := range charts {
+		notice := func(msg string) {
+			ws.Problems = append(ws.Problems, checker.LoadProblem{Pos: checker.Position{Filename: c.name, Line: 1, Column: 1}, Message: msg})
+		}
+		for _, n := range notices[i] {
+			notice(n)
+		}
+		for ; k < len(jobs) && jobs[k].chart == i; k++ {
+			j := jobs[k]
+			with := "values.yaml"
+			if j.variant != "" {
+				with = j.variant
+			}
+			if j.err != nil {
+				rest := "its templates are checked unrendered (placeholders unknown)"
+				if rendered[i] {
+					rest = "this variant is not checked"
 				}
-				notice(fmt.Sprintf("Helm chart %s not rendered with %s: %s; its templates are checked unrendered (placeholders unknown)",
-					chartLabel(c.dir), escapeNotice(with), helmMessage(err)))
+				notice(fmt.Sprintf("Helm chart %s not rendered with %s: %s; %s", chartLabel(c.dir), escapeNotice(with), helmMessage(j.err), rest))
 				continue
 			}
-			if v == "" {
-				for _, m := range res.Missing {
+			if j.variant == "" {
+				for _, m := range j.res.Missing {
 					notice(fmt.Sprintf("Helm chart %s: dependency %s is not in charts/ (helm dependency build); rendered without it", chartLabel(c.dir), escapeNotice(m)))
 				}
 			}
-			rendered = true
-			addRendered(ws, c, v, files, res)
+			for x, f := range j.files {
+				ws.AddRendered(f)
+				for _, p := range j.probs[x] {
+					p.Pos = ws.MapPosition(p.Pos)
+					ws.Problems = append(ws.Problems, p)
+				}
+			}
 		}
-		if rendered {
-			for n := range files {
+		if rendered[i] {
+			for n := range files[i] {
 				drop[joinDir(c.dir, n)] = isTemplateFile(n)
 			}
 		}
@@ -343,31 +393,34 @@ func preliminaryTargets(ws *checker.Workspace, charts []chartInput, fixed *check
 	return out
 }
 
-// addRendered decodes the outputs of one rendered variant as virtual files of ws.
-func addRendered(ws *checker.Workspace, c chartInput, variant string, files map[string][]byte, res *helm.Result) {
+// decodeRendered decodes the outputs of one rendered variant as virtual files, with their
+// load problems (positions still in the virtual files).
+func decodeRendered(c chartInput, variant string, files map[string][]byte, res *helm.Result) ([]*checker.File, [][]checker.LoadProblem) {
 	cm := &chartMaps{dir: c.dir, variant: variant, files: files, res: res, lines: map[string]*checker.LineIndex{}, docs: map[string]*checker.Document{}}
+	var out []*checker.File
+	var probs [][]checker.LoadProblem
 	for i := range res.Outputs {
 		o := &res.Outputs[i]
 		name := joinDir(joinDir(c.dir, variantDir(variant)), o.Name)
 		f := newFile(name, o.Content)
 		f.Reason = "rendered from Helm chart " + chartLabel(c.dir) + " with " + cm.variantFile()
 		f.Render = &renderMap{chart: cm, out: o, file: f}
-		probs := parseFile(f)
+		ps := parseFile(f)
 		for _, d := range f.Docs {
-			probs = append(probs, decodeDoc(d)...)
+			ps = append(ps, decodeDoc(d)...)
 		}
-		ws.AddRendered(f)
-		for _, p := range probs {
-			if p.Document == nil {
+		for k := range ps {
+			if ps[k].Document == nil {
 				// The engine wrote text that is not YAML: Helm would refuse it too, but it is
 				// the chart's problem, reported as a notice, never KP001.
-				p.Manifest = false
-				p.Message = "rendered chart output is not valid YAML (" + p.Message + ")"
+				ps[k].Manifest = false
+				ps[k].Message = "rendered chart output is not valid YAML (" + ps[k].Message + ")"
 			}
-			p.Pos = ws.MapPosition(p.Pos)
-			ws.Problems = append(ws.Problems, p)
 		}
+		out = append(out, f)
+		probs = append(probs, ps)
 	}
+	return out, probs
 }
 
 // chartMaps is what the rendered files of one chart variant share for mapping positions.
@@ -376,8 +429,10 @@ type chartMaps struct {
 	variant string
 	files   map[string][]byte
 	res     *helm.Result
-	lines   map[string]*checker.LineIndex
-	docs    map[string]*checker.Document // parsed values files, nil entries for unparsable
+	// mu guards the lazily built indexes: rules map positions from several goroutines.
+	mu    sync.Mutex
+	lines map[string]*checker.LineIndex
+	docs  map[string]*checker.Document // parsed values files, nil entries for unparsable
 }
 
 func (cm *chartMaps) variantFile() string {
@@ -389,6 +444,8 @@ func (cm *chartMaps) variantFile() string {
 
 // pos is the position of byte off of a chart file.
 func (cm *chartMaps) pos(rel string, off int) checker.Position {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
 	li := cm.lines[rel]
 	if li == nil {
 		li = checker.NewLineIndex(cm.files[rel])
@@ -399,6 +456,8 @@ func (cm *chartMaps) pos(rel string, off int) checker.Position {
 
 // valuesDoc parses a values file of the chart (chart-relative), once.
 func (cm *chartMaps) valuesDoc(rel string) *checker.Document {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
 	if d, ok := cm.docs[rel]; ok {
 		return d
 	}
