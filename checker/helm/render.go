@@ -48,15 +48,15 @@ type Result struct {
 	Actions map[string][]Action
 	// Missing names the dependencies of Chart.yaml that are not in charts/.
 	Missing []string
-	// texts are the literal text nodes of each template file.
-	texts map[string][][2]int
+	// Texts are the literal text nodes of each template file ([from, to) offsets).
+	Texts map[string][][2]int
 }
 
 // Group returns the output actions that follow offset src of file up to its next literal
 // text: the actions that wrote a non-literal Segment with that Src.
 func (r *Result) Group(file string, src int) []Action {
 	end := int(^uint(0) >> 1)
-	for _, t := range r.texts[file] {
+	for _, t := range r.Texts[file] {
 		if t[0] > src {
 			end = t[0]
 			break
@@ -132,6 +132,9 @@ func Render(req Request) (res *Result, err error) {
 		all = append(all, infos[n])
 	}
 	resolveIncludes(all)
+	if err := checkCounts(tplNames, infos, req); err != nil {
+		return nil, err
+	}
 	ids := map[string]int{}
 	for i, n := range tplNames {
 		ids[n] = i
@@ -158,10 +161,10 @@ func Render(req Request) (res *Result, err error) {
 		}
 		exact = false
 	}
-	res = &Result{Actions: map[string][]Action{}, Missing: missing, texts: map[string][][2]int{}}
+	res = &Result{Actions: map[string][]Action{}, Missing: missing, Texts: map[string][][2]int{}}
 	for _, n := range tplNames {
 		res.Actions[n] = infos[n].actions
-		res.texts[n] = infos[n].texts
+		res.Texts[n] = infos[n].texts
 	}
 	max := req.MaxOutput
 	if max <= 0 {
@@ -192,6 +195,65 @@ func Render(req Request) (res *Result, err error) {
 	}
 	sort.Slice(res.Outputs, func(i, j int) bool { return res.Outputs[i].Name < res.Outputs[j].Name })
 	return res, nil
+}
+
+// checkCounts refuses a chart whose templates ask for a loop or string larger than maxCount,
+// written in a template or set in a values file: text/template cannot be interrupted, so the
+// bound is checked before rendering.
+func checkCounts(tplNames []string, infos map[string]*fileInfo, req Request) error {
+	var sources []map[string]any
+	for n, b := range req.Files {
+		if path.Base(n) == "values.yaml" {
+			if v, err := chartutil.ReadValues(b); err == nil {
+				sources = append(sources, v)
+			}
+		}
+	}
+	if req.Values != nil {
+		if v, err := chartutil.ReadValues(req.Values); err == nil {
+			sources = append(sources, v)
+		}
+	}
+	for _, n := range tplNames {
+		fi := infos[n]
+		if fi.bound != "" {
+			return &Error{Msg: fmt.Sprintf("%s asks for a loop or string of %s items (more than %d); not rendered", n, fi.bound, maxCount)}
+		}
+		for _, p := range fi.counts {
+			for _, src := range sources {
+				if f, ok := number(lookup(src, p)); ok && (f > maxCount || f < -maxCount) {
+					return &Error{Msg: fmt.Sprintf("%s asks for a loop or string of .Values.%s items (more than %d); not rendered", n, strings.Join(p, "."), maxCount)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func lookup(v any, p []string) any {
+	for _, k := range p {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // isTemplate reports whether a chart-relative file is a template of the chart or of a

@@ -32,7 +32,19 @@ type fileInfo struct {
 	actions []Action // output actions of the main template, by From
 	defines map[string]*defineInfo
 	err     error
+	// bound is set when the template asks for a loop or string beyond maxCount (a literal
+	// count), counts are the .Values paths used as counts (checked against the values).
+	bound  string
+	counts [][]string
 }
+
+// maxCount bounds the counts of until, untilStep, seq, repeat and range over a number: a
+// chart that asks for more is not rendered (a hostile chart could otherwise allocate without
+// limit: text/template cannot be interrupted).
+const maxCount = 100000
+
+// countFuncs take a count that sizes what they build.
+var countFuncs = map[string]bool{"until": true, "untilStep": true, "seq": true, "repeat": true}
 
 // defineInfo is a helper ({{ define "name" }}) and what its body reads.
 type defineInfo struct {
@@ -67,7 +79,7 @@ func analyze(name string, src string) *fileInfo {
 			continue
 		}
 		d := &defineInfo{root: tr.Root}
-		w := &walker{src: src, vars: map[string]dot{}}
+		w := &walker{src: src, vars: map[string]dot{}, fi: fi}
 		w.list(tr.Root, rootDot, func(a Action, inc []string) {
 			d.paths = append(d.paths, a.Paths...)
 			d.includes = append(d.includes, inc...)
@@ -75,7 +87,7 @@ func analyze(name string, src string) *fileInfo {
 		fi.defines[n] = d
 	}
 	if t.Root != nil {
-		w := &walker{src: src, vars: map[string]dot{}}
+		w := &walker{src: src, vars: map[string]dot{}, fi: fi}
 		w.list(t.Root, rootDot, func(a Action, inc []string) {
 			a.Paths = append(a.Paths, includePaths(inc)...)
 			fi.actions = append(fi.actions, a)
@@ -161,6 +173,7 @@ func dedupePaths(ps [][]string) [][]string {
 type walker struct {
 	src  string
 	vars map[string]dot
+	fi   *fileInfo
 }
 
 // list walks the nodes of a list: emit is called for each output action with the paths it
@@ -211,6 +224,10 @@ func (w *walker) node(n parse.Node, d dot, emit func(Action, []string), text fun
 		from, to := w.span(int(n.Pos))
 		emit(Action{From: from, To: to, Paths: paths}, inc)
 	case *parse.IfNode:
+		var paths [][]string
+		var inc []string
+		var lits []Literal
+		w.pipe(n.Pipe, d, &paths, &inc, &lits) // for its counts
 		w.list(n.List, d, emit, text)
 		w.list(n.ElseList, d, emit, text)
 	case *parse.WithNode:
@@ -218,6 +235,13 @@ func (w *walker) node(n parse.Node, d dot, emit func(Action, []string), text fun
 		w.list(n.List, inner, emit, text)
 		w.list(n.ElseList, d, emit, text)
 	case *parse.RangeNode:
+		if n.Pipe != nil && len(n.Pipe.Cmds) == 1 {
+			w.count(n.Pipe.Cmds[0].Args, d)
+		}
+		var paths [][]string
+		var inc []string
+		var lits []Literal
+		w.pipe(n.Pipe, d, &paths, &inc, &lits)
 		// Inside a range, "." is an item whose index is unknown.
 		w.list(n.List, dot{}, emit, text)
 		w.list(n.ElseList, d, emit, text)
@@ -232,6 +256,9 @@ func (w *walker) pipe(p *parse.PipeNode, d dot, paths *[][]string, inc *[]string
 		for i, a := range c.Args {
 			switch a := a.(type) {
 			case *parse.IdentifierNode:
+				if countFuncs[a.Ident] {
+					w.count(c.Args[i+1:], d)
+				}
 				if (a.Ident == "include" || a.Ident == "template") && i+1 < len(c.Args) {
 					if s, ok := c.Args[i+1].(*parse.StringNode); ok {
 						*inc = append(*inc, s.Text)
@@ -245,6 +272,27 @@ func (w *walker) pipe(p *parse.PipeNode, d dot, paths *[][]string, inc *[]string
 				if v := w.argDot(a, d); v.known && !v.root {
 					*paths = append(*paths, v.values)
 				}
+			}
+		}
+	}
+}
+
+// count records the counts among args: a number beyond maxCount makes the file unbounded,
+// a .Values path is checked against the values before rendering.
+func (w *walker) count(args []parse.Node, d dot) {
+	for _, a := range args {
+		switch a := a.(type) {
+		case *parse.NumberNode:
+			if a.IsFloat && (a.Float64 > maxCount || a.Float64 < -maxCount) {
+				w.fi.bound = a.Text
+			}
+		case *parse.PipeNode:
+			for _, c := range a.Cmds {
+				w.count(c.Args, d)
+			}
+		default:
+			if v := w.argDot(a, d); v.known && !v.root {
+				w.fi.counts = append(w.fi.counts, v.values)
 			}
 		}
 	}

@@ -251,13 +251,15 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	pool := &helm.Pool{}
+	defer pool.Close()
 	parallel(len(jobs), workers, func(k int) {
 		j := jobs[k]
 		if ctx.Err() != nil {
 			j.err = ctx.Err()
 			return
 		}
-		j.res, j.err = helm.RenderBounded(j.req, timeout)
+		j.res, j.err = pool.Render(j.req, timeout)
 		if j.err == nil {
 			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res)
 		}

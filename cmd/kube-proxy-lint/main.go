@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 )
 
@@ -42,6 +43,11 @@ const (
 )
 
 func main() {
+	if helm.IsChild(os.Args) {
+		// A child that renders Helm charts for its parent, isolated (checker/helm).
+		os.Exit(helm.ServeChild(os.Stdin, os.Stdout))
+	}
+	helm.Command = helm.SelfCommand()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -1,0 +1,92 @@
+package helm
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	if IsChild(os.Args) {
+		os.Exit(ServeChild(os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
+
+// childCommand runs this test binary as the rendering child.
+func childCommand() *exec.Cmd {
+	cmd := exec.Command(os.Args[0], ChildArg)
+	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	return cmd
+}
+
+func withChild(t *testing.T) {
+	t.Helper()
+	Command = childCommand
+	t.Cleanup(func() { Command = nil })
+}
+
+func loopChart(body string) map[string][]byte {
+	return map[string][]byte{
+		"Chart.yaml":       []byte("apiVersion: v2\nname: loop\nversion: 0.1.0\n"),
+		"values.yaml":      []byte("count: 1000000000\nsmall: 3\n"),
+		"templates/x.yaml": []byte(body),
+	}
+}
+
+// A chart that asks for a huge loop or string is refused before rendering, whether the
+// count is written in the template or set in values.yaml.
+func TestCountsRefused(t *testing.T) {
+	for _, body := range []string{
+		`{{ range until 100000000 }}x{{ end }}`,
+		`{{ range until (int .Values.count) }}x{{ end }}`,
+		`{{ repeat 1000000000 "x" }}`,
+		`{{ range 200000 }}x{{ end }}`,
+		`{{ with .Values }}{{ range untilStep 0 (int .count) 1 }}x{{ end }}{{ end }}`,
+	} {
+		_, err := Render(Request{Files: loopChart(body)})
+		var he *Error
+		if !errors.As(err, &he) || !strings.Contains(he.Msg, "not rendered") {
+			t.Errorf("%s: err = %v, want a refusal", body, err)
+		}
+	}
+	if _, err := Render(Request{Files: loopChart(`{{ range until (int .Values.small) }}x{{ end }}`)}); err != nil {
+		t.Errorf("a small count: %v", err)
+	}
+}
+
+// Nested loops under the count limit multiply: the child is killed at the timeout (or dies
+// at its memory limit) and the parent goes on.
+func TestChildBoundsHostileChart(t *testing.T) {
+	withChild(t)
+	var p Pool
+	defer p.Close()
+	start := time.Now()
+	_, err := p.Render(Request{Files: loopChart(`{{ range until 90000 }}{{ range until 90000 }}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{ end }}{{ end }}`)}, 3*time.Second)
+	if err == nil {
+		t.Fatal("rendered a chart of 2.6e11 bytes")
+	}
+	if time.Since(start) > time.Minute {
+		t.Errorf("took %v", time.Since(start))
+	}
+	// The pool still renders after losing a child.
+	res, err := p.Render(Request{Files: loopChart("a: {{ .Values.small }}\n")}, time.Minute)
+	if err != nil || len(res.Outputs) != 1 || string(res.Outputs[0].Content) != "a: 3\n" {
+		t.Fatalf("after the hostile chart: %v %+v", err, res)
+	}
+}
+
+// A chart's failure comes back from the child as Helm's message.
+func TestChildError(t *testing.T) {
+	withChild(t)
+	var p Pool
+	defer p.Close()
+	_, err := p.Render(Request{Files: loopChart(`{{ fail "no" }}`)}, time.Minute)
+	var he *Error
+	if !errors.As(err, &he) || !strings.Contains(he.Msg, "execution error") {
+		t.Fatalf("err = %v", err)
+	}
+}
