@@ -303,7 +303,11 @@ func renderFiles(files []*loader.BufferedFile, req Request) (map[string]string, 
 		return nil, nil, &Error{Msg: "dependencies: " + err.Error()}
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
-	if kv, err := chartutil.ParseKubeVersion(req.KubeVersion); err == nil {
+	kube := req.KubeVersion
+	if strings.Count(kube, ".") == 1 {
+		kube += ".0" // 1.40 is v1.40.0, as a cluster reports it
+	}
+	if kv, err := chartutil.ParseKubeVersion(kube); err == nil {
 		caps.KubeVersion = *kv
 	}
 	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, chartutil.ReleaseOptions{Name: "release-name", Namespace: "default", IsInstall: true}, caps, true)

@@ -149,7 +149,11 @@ func readChart(c chartInput, overlay map[string][]byte, maxSize int64) (map[stri
 // swap file): Helm would render it as a template, the loader never reads it, and neither
 // does the chart reader.
 func unusedCopy(name string) bool {
-	return strings.HasSuffix(name, "~") || notConfigExts[strings.ToLower(filepath.Ext(name))] && !isYAMLName(name)
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".golden", ".bak", ".orig", ".old", ".rej", ".swp", ".tmp", ".dist":
+		return true
+	}
+	return strings.HasSuffix(name, "~")
 }
 
 // memChart collects a chart from in-memory files (load.Files).

@@ -1,0 +1,165 @@
+package load
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for n, c := range files {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func loadDir(t *testing.T, dir string, opts Options) *checker.Workspace {
+	t.Helper()
+	opts.Paths, opts.Root = []string{dir}, dir
+	ws, err := Load(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// The fixture charts: failing renders and missing dependencies are notices (never KP001),
+// rendered charts replace their templates' masked reading, a failed chart keeps it.
+func TestHelmFixtureCharts(t *testing.T) {
+	ws := loadDir(t, "../../fixtures/rules/KP102/helm-charts", Options{})
+	var notices []string
+	for _, p := range ws.Problems {
+		if p.Manifest {
+			t.Errorf("KP001 problem: %s: %s", p.Pos, p.Message)
+		}
+		notices = append(notices, p.Pos.String()+": "+p.Message)
+	}
+	all := strings.Join(notices, "\n")
+	for _, want := range []string{
+		"broken/Chart.yaml:1:1: Helm chart broken not rendered with values.yaml: execution error at (broken/templates/configmap.yaml:11:20)",
+		"with-helper/Chart.yaml:1:1: Helm chart with-helper: dependency not-vendored is not in charts/",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no notice %q in:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "set clusterCIDR") {
+		t.Errorf("a notice quotes the chart: %s", all)
+	}
+	for _, f := range ws.Files {
+		switch {
+		case strings.HasPrefix(f.Path, "broken/templates/"):
+			if len(f.Docs) == 0 {
+				t.Errorf("%s: the chart failed, its template must still be read", f.Path)
+			}
+		case strings.Contains(f.Path, "/templates/") && f.Format == checker.FormatYAML:
+			if len(f.Docs) != 0 {
+				t.Errorf("%s: rendered, but its masked documents are still checked", f.Path)
+			}
+		}
+	}
+	var names []string
+	for _, f := range ws.Rendered {
+		names = append(names, f.Path)
+	}
+	want := "kube-proxy/@values.yaml/templates/configmap.yaml kube-proxy/@values.yaml/templates/daemonset.yaml literal/@values.yaml/templates/daemonset.yaml " +
+		"prod-only/@values-prod.yaml/templates/configmap.yaml prod-only/@values.yaml/templates/configmap.yaml " +
+		"with-helper/@values.yaml/charts/proxy/templates/configmap.yaml with-helper/@values.yaml/templates/configmap.yaml with-helper/@values.yaml/templates/daemonset.yaml"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("rendered files:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Rendering never reads outside the chart: a link in the chart is not followed, .Files holds
+// the chart's own files, lookup returns nothing; Capabilities carry the target.
+func TestHelmSandbox(t *testing.T) {
+	outside := writeTree(t, map[string]string{"secret.txt": "TOP-SECRET"})
+	dir := writeTree(t, map[string]string{
+		"c/Chart.yaml":   "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"c/values.yaml":  "x: 1\n",
+		"c/files/ok.txt": "inside",
+		"c/templates/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: probe
+data:
+  link: {{ .Files.Get "files/link.txt" | quote }}
+  up: {{ .Files.Get "../secret.txt" | quote }}
+  ok: {{ .Files.Get "files/ok.txt" | quote }}
+  lookup: {{ lookup "v1" "Secret" "kube-system" "x" | toJson | quote }}
+  kube: {{ .Capabilities.KubeVersion.Version | quote }}
+`,
+	})
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "c/files/link.txt")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	v, err := checker.ParseVersion("1.38")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := loadDir(t, dir, Options{Target: &v})
+	if len(ws.Rendered) != 1 {
+		t.Fatalf("rendered %d files; problems %+v", len(ws.Rendered), ws.Problems)
+	}
+	got := string(ws.Rendered[0].Content)
+	if strings.Contains(got, "TOP-SECRET") {
+		t.Fatalf("rendering read outside the chart:\n%s", got)
+	}
+	for _, want := range []string{`ok: "inside"`, `lookup: "{}"`, `kube: "v1.38.0"`, `link: ""`, `up: ""`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rendered output lacks %s:\n%s", want, got)
+		}
+	}
+}
+
+// A tree without Chart.yaml renders nothing, and a config can turn rendering off.
+func TestHelmOff(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"c/Chart.yaml":        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"c/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+	})
+	if ws := loadDir(t, dir, Options{Helm: HelmOptions{Disabled: true}}); len(ws.Rendered) != 0 {
+		t.Errorf("rendered with rendering off")
+	}
+	if ws := loadDir(t, dir, Options{}); len(ws.Rendered) != 1 {
+		t.Errorf("rendered %d files", len(ws.Rendered))
+	}
+}
+
+// Configured values files replace the values-*.yaml convention; a missing one is a notice.
+func TestHelmConfiguredValues(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"c/Chart.yaml":        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"c/values.yaml":       "n: a\n",
+		"c/values-dev.yaml":   "n: dev\n",
+		"c/env/prod.yaml":     "n: prod\n",
+		"c/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.n }}\n",
+	})
+	ws := loadDir(t, dir, Options{Helm: HelmOptions{Values: map[string][]string{"c": {"env/prod.yaml", "gone.yaml"}}}})
+	var names []string
+	for _, f := range ws.Rendered {
+		names = append(names, f.Path)
+	}
+	if got := strings.Join(names, " "); got != "c/@env|prod.yaml/templates/cm.yaml c/@values.yaml/templates/cm.yaml" {
+		t.Errorf("rendered %s", got)
+	}
+	found := false
+	for _, p := range ws.Problems {
+		found = found || strings.Contains(p.Message, "values file gone.yaml (configured) does not exist")
+	}
+	if !found {
+		t.Errorf("no notice for the missing values file: %+v", ws.Problems)
+	}
+}
