@@ -314,7 +314,9 @@ func renderFiles(files []*loader.BufferedFile, req Request) (map[string]string, 
 	if err != nil {
 		return nil, nil, &Error{Msg: "values: " + err.Error()}
 	}
-	out, err := engine.Engine{}.Render(ch, top)
+	// As helm lint does: a required value or a fail the user would set at install time does
+	// not stop the rendering (required renders "", fail nothing).
+	out, err := engine.Engine{LintMode: true}.Render(ch, top)
 	if err != nil {
 		return nil, nil, &Error{Msg: err.Error()}
 	}

@@ -132,6 +132,11 @@ func (c *cli) printTrace(t *tracer, ws *checker.Workspace) {
 			}
 		}
 	}
+	for _, f := range ws.Rendered {
+		// A chart's rendered output, named after its template (the variant in the reason).
+		name := ws.MapPosition(checker.Position{Filename: f.Path, Line: 1, Column: 1}).Filename
+		lines = append(lines, "read "+printable(name)+" as "+readAs(ws, f)+" ("+printable(f.Reason)+")")
+	}
 	t.mu.Lock()
 	skipped := append([]string(nil), t.skipped...)
 	t.mu.Unlock()
@@ -146,6 +151,7 @@ func (c *cli) printTrace(t *tracer, ws *checker.Workspace) {
 			line = "kube-proxy instance: " + printable(in.Label) + ": mode unknown"
 		}
 		if p, _, ok := m.Where(); ok {
+			p = ws.MapPosition(p)
 			line += " (" + m.Origin.String() + " at " + printable(p.String()) + ")"
 		} else {
 			line += " (" + m.Origin.String() + ")"
