@@ -95,6 +95,9 @@ func (p *Pass) Report(f Finding) {
 		} else {
 			t = p.Workspace.TargetOf(f.Pos.Filename)
 		}
+		if len(p.Workspace.Rendered) > 0 {
+			t.Scope = p.Workspace.RealScope(t.Scope)
+		}
 		f.Target = &t
 	}
 	if strings.HasPrefix(f.RuleID, "KP") && NamesVersion(f.Message) && !strings.Contains(f.Message, clauseStart) {

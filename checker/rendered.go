@@ -38,14 +38,29 @@ type MappedSpan struct {
 const ApproximateNote = " (approximate position: the template action that renders this value)"
 
 // AddRendered adds a rendered virtual file (its Render map set) to the workspace. Its
-// documents must be added to Docs by the caller.
-func (ws *Workspace) AddRendered(f *File) {
+// documents must be added to Docs by the caller. root is the virtual directory of its
+// rendering (below which its Path lies) and real the directory it stands for (the chart's).
+func (ws *Workspace) AddRendered(f *File, root, real string) {
 	if ws.rendered == nil {
 		ws.rendered = map[string]*File{}
+		ws.renderRoots = map[string]string{}
 	}
+	ws.renderRoots[root] = real
 	ws.rendered[f.Path] = f
 	ws.Rendered = append(ws.Rendered, f)
 	sort.SliceStable(ws.Rendered, func(i, j int) bool { return ws.Rendered[i].Path < ws.Rendered[j].Path })
+}
+
+// RealScope names a scope of rendered files by the directory it stands for: the chart's
+// directory, not the virtual directory of one of its renderings. Other scopes are returned
+// as they are.
+func (ws *Workspace) RealScope(scope string) string {
+	for root, real := range ws.renderRoots {
+		if isDirPrefix(root, scope) {
+			return real
+		}
+	}
+	return scope
 }
 
 // RenderedFile returns the rendered virtual file named path, or nil.

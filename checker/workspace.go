@@ -40,8 +40,9 @@ type Workspace struct {
 	Nodes []Node
 	// Rendered are the virtual files rendered from Helm charts, sorted by Path (see
 	// rendered.go); they are not in Files, their documents are in Docs.
-	Rendered []*File
-	rendered map[string]*File
+	Rendered    []*File
+	rendered    map[string]*File
+	renderRoots map[string]string
 }
 
 // LoadProblem is a file that could not be loaded or decoded.

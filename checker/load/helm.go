@@ -304,7 +304,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 				}
 			}
 			for x, f := range j.files {
-				ws.AddRendered(f)
+				ws.AddRendered(f, joinDir(c.dir, variantDir(j.variant)), c.dir)
 				for _, p := range j.probs[x] {
 					p.Pos = ws.MapPosition(p.Pos)
 					ws.Problems = append(ws.Problems, p)
