@@ -168,6 +168,14 @@ func memChart(c chartInput, all map[string][]byte) map[string][]byte {
 	return files
 }
 
+// libraryChart reports whether Chart.yaml declares a library chart.
+func libraryChart(b []byte) bool {
+	var meta struct {
+		Type string `yaml:"type"`
+	}
+	return yaml.Unmarshal(b, &meta) == nil && strings.EqualFold(meta.Type, "library")
+}
+
 // valuesVariantRe is the values-<env>.yaml convention.
 var valuesVariantRe = regexp.MustCompile(`^values-[^/]+\.ya?ml$`)
 
@@ -235,6 +243,11 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		}
 		if err != nil {
 			notices[i] = append(notices[i], "Helm chart "+chartLabel(c.dir)+" not rendered: "+err.Error()+"; its templates are checked unrendered (placeholders unknown)")
+			files[i] = nil
+			continue
+		}
+		if libraryChart(files[i]["Chart.yaml"]) {
+			// All partials: nothing renders, its helpers are read when a chart includes them.
 			files[i] = nil
 			continue
 		}
