@@ -28,7 +28,7 @@ const (
 // ChildMemory is the memory a rendering child may use.
 const ChildMemory = 2 << 30
 
-// Command, when set, starts a rendering child (the running binary with ChildArg and
+// Command starts a rendering child when set (the running binary with ChildArg and
 // ChildEnv). Nil renders in this process, bounded by time only (tests).
 var Command func() *exec.Cmd
 

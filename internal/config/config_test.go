@@ -84,6 +84,13 @@ func TestParseErrors(t *testing.T) {
 		{"enable: a\nenable: b\n", `c.yaml:2:1: duplicate key`},
 		{"- a\n", "c.yaml:1:1: the configuration must be a mapping"},
 		{"a: [\n", "parse config c.yaml"},
+		{"helm: [x]\n", "c.yaml:1:7: helm must be a mapping (render, charts), not a list"},
+		{"helm:\n  rendr: false\n", `c.yaml:2:3: unknown key; did you mean "render"?`},
+		{"helm:\n  charts:\n    ../up: {values: [a.yaml]}\n", "c.yaml:3:5: a chart directory must be a relative path inside the repository"},
+		{"helm:\n  charts:\n    c: {values: [/etc/x.yaml]}\n", "c.yaml:3:18: a values file must be a relative path inside the chart directory"},
+		{"helm:\n  charts:\n    c: {values: [../x.yaml]}\n", "c.yaml:3:18: a values file must be a relative path inside the chart directory"},
+		{"helm:\n  charts:\n    c: {vals: [x.yaml]}\n", `c.yaml:3:9: unknown key; did you mean "values"?`},
+		{"helm:\n  charts:\n    c: [x.yaml]\n", "c.yaml:3:8: a chart's settings must be a mapping (values), not a list"},
 	} {
 		_, err := Parse("c.yaml", []byte(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -146,6 +153,32 @@ func TestErrorsDoNotEchoContent(t *testing.T) {
 	}
 	if err := c.CheckRules(registry()); err == nil || strings.Contains(err.Error(), secret) {
 		t.Errorf("CheckRules = %v, want an error without the names", err)
+	}
+}
+
+// TestHelm: the helm key, its chart directories rebased from the file's directory to the
+// linted root.
+func TestHelm(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Parse(filepath.Join(dir, "infra", FileName), []byte("helm:\n  charts:\n    deploy/kp: {values: [values-prod.yaml, env/a.yaml]}\n    .: {values: x.yaml}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.HelmRender() {
+		t.Error("rendering is on by default")
+	}
+	got := c.HelmCharts(dir)
+	want := map[string][]string{"infra/deploy/kp": {"values-prod.yaml", "env/a.yaml"}, "infra": {"x.yaml"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("HelmCharts = %v, want %v", got, want)
+	}
+	off, err := Parse("c.yaml", []byte("helm:\n  render: false\n"))
+	if err != nil || off.HelmRender() {
+		t.Errorf("render: false = %v, %v", off.HelmRender(), err)
+	}
+	var none *Config
+	if !none.HelmRender() || none.HelmCharts(dir) != nil {
+		t.Error("no configuration renders every chart")
 	}
 }
 
