@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// chartTree is a chart whose kube-proxy mode is set in values.yaml and, for production, in
+// values-prod.yaml, rendered into a ConfigMap's config.conf.
+var chartTree = map[string]string{
+	"kp/Chart.yaml":       "apiVersion: v2\nname: kp\nversion: 0.1.0\n",
+	"kp/values.yaml":      "kubeProxy:\n  mode: ipvs\n",
+	"kp/values-prod.yaml": "kubeProxy:\n  mode: ipvs # kube-proxy-lint:ignore KP102 -- moves with the 1.40 upgrade\n",
+	"kp/templates/configmap.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kube-proxy
+data:
+  config.conf: |
+    apiVersion: kubeproxy.config.k8s.io/v1alpha1
+    kind: KubeProxyConfiguration
+    mode: {{ .Values.kubeProxy.mode | quote }}
+    nodePortAddresses: ["primary"]
+`,
+}
+
+// A chart's finding points at the values file, a suppression there holds, and --fix edits
+// the values file, after which the chart lints clean.
+func TestHelmChartCLI(t *testing.T) {
+	dir := writeTree(t, chartTree)
+	r := runCLI(t, "", "--target-version", "1.40", "--color", "never", dir)
+	if r.code != 1 || !strings.Contains(r.stdout, "kp/values.yaml:2:9: error: kube-proxy mode ipvs") ||
+		!strings.Contains(r.stdout, "kp/templates/configmap.yaml:9:11: note: rendered by this template with values.yaml") ||
+		strings.Contains(r.stdout, "values-prod.yaml:") || !strings.Contains(r.stdout, "1 finding (1 error)") {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "@values") || strings.Contains(r.stderr, "@values") {
+		t.Errorf("a virtual rendering path leaked:\n%s\n%s", r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "--fix", "--unsafe-fixes", "--target-version", "1.40", "--quiet", dir)
+	got := readTree(t, dir)
+	if got["kp/values.yaml"] != "kubeProxy:\n  mode: nftables\n" || got["kp/templates/configmap.yaml"] != chartTree["kp/templates/configmap.yaml"] {
+		t.Errorf("after --fix: exit %d\nvalues.yaml:\n%s\ntemplate:\n%s\n%s", r.code, got["kp/values.yaml"], got["kp/templates/configmap.yaml"], r.stderr)
+	}
+	if r.code != 0 {
+		t.Errorf("--fix left findings: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// helm: render: false in the configuration reads the templates unrendered.
+func TestHelmRenderOff(t *testing.T) {
+	tree := map[string]string{".kube-proxy-lint.yaml": "helm:\n  render: false\n"}
+	for k, v := range chartTree {
+		tree[k] = v
+	}
+	dir := writeTree(t, tree)
+	r := runCLI(t, "", "--target-version", "1.40", dir)
+	if r.code != 0 {
+		t.Errorf("exit %d with rendering off (the mode is a placeholder):\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
