@@ -84,9 +84,9 @@ func TestChildError(t *testing.T) {
 	withChild(t)
 	var p Pool
 	defer p.Close()
-	_, err := p.Render(Request{Files: loopChart(`{{ fail "no" }}`)}, time.Minute)
+	_, err := p.Render(Request{Files: loopChart(`{{ nosuchfunction .Values.small }}`)}, time.Minute)
 	var he *Error
-	if !errors.As(err, &he) || !strings.Contains(he.Msg, "execution error") {
+	if !errors.As(err, &he) || !strings.Contains(he.Msg, "parse error") || !strings.Contains(he.Msg, "not defined") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -278,7 +278,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		}
 		j.res, j.err = pool.Render(j.req, timeout)
 		if j.err == nil {
-			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res)
+			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res, opts.KeepTrees)
 		}
 	})
 	if ctx.Err() != nil {
@@ -414,7 +414,7 @@ func preliminaryTargets(ws *checker.Workspace, charts []chartInput, fixed *check
 
 // decodeRendered decodes the outputs of one rendered variant as virtual files, with their
 // load problems (positions still in the virtual files).
-func decodeRendered(c chartInput, variant string, files map[string][]byte, res *helm.Result) ([]*checker.File, [][]checker.LoadProblem) {
+func decodeRendered(c chartInput, variant string, files map[string][]byte, res *helm.Result, keepTrees bool) ([]*checker.File, [][]checker.LoadProblem) {
 	cm := &chartMaps{dir: c.dir, variant: variant, files: files, res: res, lines: map[string]*checker.LineIndex{}, docs: map[string]*checker.Document{}}
 	var out []*checker.File
 	var probs [][]checker.LoadProblem
@@ -435,6 +435,9 @@ func decodeRendered(c chartInput, variant string, files map[string][]byte, res *
 				ps[k].Manifest = false
 				ps[k].Message = "rendered chart output is not valid YAML (" + ps[k].Message + ")"
 			}
+		}
+		if !keepTrees {
+			prune(f) // as for the files read from disk (prune.go)
 		}
 		out = append(out, f)
 		probs = append(probs, ps)

@@ -176,7 +176,7 @@ func Files(files map[string][]byte, target *checker.Version) *checker.Workspace 
 		}
 	}
 	if charts := findCharts(inputs); len(charts) > 0 {
-		renderCharts(context.Background(), ws, charts, Options{Target: target}, files)
+		renderCharts(context.Background(), ws, charts, Options{Target: target, KeepTrees: true}, files)
 	}
 	finish(ws, target)
 	return ws
