@@ -349,7 +349,10 @@ func split(text string, tplNames []string, files map[string][]byte) Output {
 	file, src, literal := -1, 0, false
 	segStart := 0
 	flush := func() {
-		if b.Len() > segStart && file >= 0 {
+		if file < 0 {
+			return // bytes before the file marker belong to the file's first segment
+		}
+		if b.Len() > segStart {
 			o.Segments = append(o.Segments, Segment{From: segStart, To: b.Len(), File: tplNames[file], Literal: literal, Src: src})
 		}
 		segStart = b.Len()

@@ -59,3 +59,34 @@ func TestHelmRenderOff(t *testing.T) {
 		t.Errorf("exit %d with rendering off (the mode is a placeholder):\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// helm template's output piped in: positions are lines of the stream, named by
+// --stdin-filename.
+func TestHelmTemplateStdin(t *testing.T) {
+	stream := `---
+# Source: kp/templates/configmap.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kube-proxy
+data:
+  config.conf: |
+    apiVersion: kubeproxy.config.k8s.io/v1alpha1
+    kind: KubeProxyConfiguration
+    mode: "ipvs"
+    nodePortAddresses: ["primary"]
+---
+# Source: kp/templates/service.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+    - port: 80
+`
+	r := runCLI(t, stream, "--no-config", "--target-version", "1.40", "--color", "never", "--stdin-filename", "deploy/kp/rendered.yaml", "-")
+	if r.code != 1 || !strings.Contains(r.stdout, "deploy/kp/rendered.yaml:11:11: error: kube-proxy mode ipvs") {
+		t.Errorf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
