@@ -189,6 +189,22 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 			ws.Files = append(ws.Files, f)
 		}
 	}
+	if !opts.Helm.Disabled {
+		// Charts of the commit render from the files read here (YAML, templates and their
+		// helpers; files of other names are not in .Files).
+		ins := make([]input, len(picked))
+		mem := make(map[string][]byte, len(picked))
+		for i, pk := range picked {
+			ins[i] = input{name: pk.name}
+			mem[pk.name] = blobs[i]
+			if c, ok := opts.Overlay[pk.name]; ok {
+				mem[pk.name] = c
+			}
+		}
+		if charts := findCharts(ins); len(charts) > 0 {
+			renderCharts(ctx, ws, charts, opts, mem)
+		}
+	}
 	finish(ws, opts.Target)
 	return ws, nil
 }

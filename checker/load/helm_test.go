@@ -163,3 +163,34 @@ func TestHelmConfiguredValues(t *testing.T) {
 		t.Errorf("no notice for the missing values file: %+v", ws.Problems)
 	}
 }
+
+// A commit's charts render from the files FromGit reads, with the same positions.
+func TestHelmFromGit(t *testing.T) {
+	dir := gitRepo(t, map[string]string{
+		"deploy/kp/Chart.yaml":             "apiVersion: v2\nname: kp\nversion: 0.1.0\n",
+		"deploy/kp/values.yaml":            "mode: ipvs\n",
+		"deploy/kp/templates/_helpers.tpl": "{{- define \"kp.mode\" -}}{{ .Values.mode }}{{- end -}}\n",
+		"deploy/kp/templates/cm.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kp\ndata:\n  config.conf: |\n    kind: KubeProxyConfiguration\n    apiVersion: kubeproxy.config.k8s.io/v1alpha1\n    mode: {{ include \"kp.mode\" . }}\n",
+	})
+	ws, err := FromGit(context.Background(), dir, "HEAD", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Rendered) != 1 {
+		t.Fatalf("rendered %d files; problems %+v", len(ws.Rendered), ws.Problems)
+	}
+	var kpc *checker.Document
+	for _, d := range ws.Docs {
+		if d.Kind == "KubeProxyConfiguration" {
+			kpc = d
+		}
+	}
+	if kpc == nil {
+		t.Fatal("no rendered KubeProxyConfiguration")
+	}
+	pos, end, _ := kpc.ValuePos(checker.Path{"mode"})
+	ms, ok := ws.MapSpan(pos, end, "mode")
+	if !ok || ms.Pos.String() != "deploy/kp/values.yaml:1:7" || len(ms.Related) != 1 || ms.Related[0].Pos.String() != "deploy/kp/templates/cm.yaml:9:11" {
+		t.Errorf("mode maps to %+v", ms)
+	}
+}
