@@ -313,7 +313,8 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 			}
 			if j.variant == "" {
 				for _, m := range j.res.Missing {
-					notice(fmt.Sprintf("Helm chart %s: dependency %s is not in charts/ (helm dependency build); rendered without it", chartLabel(c.dir), escapeNotice(m)))
+					ws.Problems = append(ws.Problems, checker.LoadProblem{Pos: dependencyPos(c, files[i]["Chart.yaml"], m),
+						Message: fmt.Sprintf("Helm chart %s: dependency %s is not in charts/ (helm dependency build); rendered without it", chartLabel(c.dir), escapeNotice(m))})
 				}
 			}
 			for x, f := range j.files {
@@ -331,6 +332,22 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		}
 	}
 	dropMasked(ws, drop)
+}
+
+// dependencyPos is the position of a dependency's name in Chart.yaml, else its first line.
+func dependencyPos(c chartInput, chartYAML []byte, name string) checker.Position {
+	var n yaml.Node
+	if yaml.Unmarshal(chartYAML, &n) == nil && len(n.Content) > 0 {
+		_, deps := checker.LookupNode(n.Content[0], checker.Path{"dependencies"})
+		if deps != nil && deps.Kind == yaml.SequenceNode {
+			for _, d := range deps.Content {
+				if _, v := checker.LookupNode(d, checker.Path{"name"}); v != nil && v.Value == name {
+					return checker.NewLineIndex(chartYAML).Position(c.name, checker.NewLineIndex(chartYAML).Offset(v.Line, v.Column))
+				}
+			}
+		}
+	}
+	return checker.Position{Filename: c.name, Line: 1, Column: 1}
 }
 
 // isTemplateFile reports whether a chart-relative name is a template of the chart or of a

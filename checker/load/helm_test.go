@@ -49,7 +49,7 @@ func TestHelmFixtureCharts(t *testing.T) {
 	all := strings.Join(notices, "\n")
 	for _, want := range []string{
 		"broken/Chart.yaml:1:1: Helm chart broken not rendered with values.yaml: parse error at (broken/templates/configmap.yaml:13): unexpected EOF; its templates are checked unrendered",
-		"with-helper/Chart.yaml:1:1: Helm chart with-helper: dependency not-vendored is not in charts/",
+		"with-helper/Chart.yaml:8:11: Helm chart with-helper: dependency not-vendored is not in charts/",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no notice %q in:\n%s", want, all)
