@@ -100,6 +100,7 @@ func startChild() (*child, error) {
 		return nil, err
 	}
 	cmd.Stderr = nil // Helm's logs never reach the terminal
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
