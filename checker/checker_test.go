@@ -292,3 +292,38 @@ func TestFingerprintIgnoresMessage(t *testing.T) {
 		t.Error("fingerprint ignores the flagged text")
 	}
 }
+
+// TestLineIndexColumns checks that columns are code points on lines with multi-byte
+// characters and line breaks (NEL, LS, PS, a byte order mark, invalid UTF-8) and bytes
+// elsewhere, for every offset, in both directions.
+func TestLineIndexColumns(t *testing.T) {
+	for _, src := range []string{
+		"\ufeffa: ü\nplain line\r\nnext\u0085after nel\u2028x\u2029y\rz\n\xffbad: 1\nend",
+		strings.Repeat("--flag=x ", 200) + "é\n" + strings.Repeat("--flag=y ", 200),
+		"",
+		"\ufeff",
+	} {
+		x := NewLineIndex([]byte(src))
+		for off := 0; off <= len(src); off++ {
+			p := x.Position("f", off)
+			start := x.LineStart(p.Line)
+			want := utf8.RuneCount([]byte(src[start:p.Offset])) + 1
+			if p.Column != want {
+				t.Fatalf("%q: Position(%d) column %d, want %d", src, off, p.Column, want)
+			}
+		}
+		for line := 1; line <= x.Lines(); line++ {
+			for col := 0; col <= x.LineEnd(line)-x.LineStart(line)+2; col++ {
+				// The code-point walk Offset does on lines with multi-byte characters.
+				want := x.LineStart(line)
+				for i := 1; i < col && want < x.LineEnd(line); i++ {
+					_, size := utf8.DecodeRune([]byte(src[want:x.LineEnd(line)]))
+					want += size
+				}
+				if got := x.Offset(line, col); got != want {
+					t.Fatalf("%q: Offset(%d, %d) = %d, want %d", src, line, col, got, want)
+				}
+			}
+		}
+	}
+}

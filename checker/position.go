@@ -41,6 +41,10 @@ func (p Position) Less(o Position) bool {
 type LineIndex struct {
 	content []byte
 	starts  []int // byte offset of the start of each line
+	// wide has bit i set when line i+1 (with its break) holds a byte of a multi-byte
+	// character: only there does a column need counting code points; elsewhere it is a byte
+	// difference, so that positions on long lines cost the same as on short ones.
+	wide []uint64
 }
 
 // NewLineIndex indexes content. Lines end where the YAML parser (yaml.v3, which follows YAML
@@ -53,13 +57,29 @@ func NewLineIndex(content []byte) *LineIndex {
 	if len(content) >= 3 && content[0] == 0xEF && content[1] == 0xBB && content[2] == 0xBF {
 		starts[0] = 3
 	}
+	var wide []uint64
 	for i := 0; i < len(content); i++ {
+		if content[i] >= utf8.RuneSelf && i >= starts[0] {
+			// A multi-byte character, or the first byte of a NEL, LS or PS break: the
+			// byte order mark belongs to no line.
+			line := len(starts) - 1
+			for len(wide) <= line/64 {
+				wide = append(wide, 0)
+			}
+			wide[line/64] |= 1 << (line % 64)
+		}
 		if n := breakLen(content, i); n > 0 {
 			i += n - 1
 			starts = append(starts, i+1)
 		}
 	}
-	return &LineIndex{content: content, starts: starts}
+	return &LineIndex{content: content, starts: starts, wide: wide}
+}
+
+// narrow reports whether 1-based line holds only single-byte characters.
+func (x *LineIndex) narrow(line int) bool {
+	k := line - 1
+	return k < 0 || k/64 >= len(x.wide) || x.wide[k/64]&(1<<(k%64)) == 0
 }
 
 // breakLen returns the length of the line break starting at b[i], or 0.
@@ -134,6 +154,9 @@ func (x *LineIndex) Offset(line, col int) int {
 	}
 	off := x.starts[line-1]
 	end := x.LineEnd(line)
+	if x.narrow(line) {
+		return min(off+max(col-1, 0), end)
+	}
 	for i := 1; i < col && off < end; i++ {
 		_, size := utf8.DecodeRune(x.content[off:end])
 		off += size
@@ -157,5 +180,9 @@ func (x *LineIndex) Position(name string, off int) Position {
 	if off < start {
 		off = start
 	}
-	return Position{Filename: name, Offset: off, Line: line, Column: utf8.RuneCount(x.content[start:off]) + 1}
+	col := off - start + 1
+	if !x.narrow(line) {
+		col = utf8.RuneCount(x.content[start:off]) + 1
+	}
+	return Position{Filename: name, Offset: off, Line: line, Column: col}
 }
