@@ -164,6 +164,11 @@ func (x *LineIndex) Offset(line, col int) int {
 	return off
 }
 
+// Line returns the 1-based line that holds byte offset off (clamped to the content).
+func (x *LineIndex) Line(off int) int {
+	return max(1, sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }))
+}
+
 // Position converts a byte offset to a position in file name.
 func (x *LineIndex) Position(name string, off int) Position {
 	if off < 0 {

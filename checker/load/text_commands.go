@@ -1,9 +1,12 @@
 package load
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
@@ -138,47 +141,45 @@ func textFlags(f *checker.File, words []shell.Word, lineMode bool) (flags []chec
 }
 
 func sameLine(f *checker.File, a, b int) bool {
-	return !strings.Contains(string(f.Content[min(a, b):max(a, b)]), "\n")
+	return bytes.IndexByte(f.Content[min(a, b):max(a, b)], '\n') < 0
 }
 
 // removeTextEdits deletes the bytes [from, to) of a flag: its whole line when it stands alone
 // on it (flag files, continued command lines), the preceding comma of a JSON exec-form item,
-// or the blanks before it.
+// or the blanks before it. It reads only the flag's neighbourhood, never the whole line or
+// file, so that a command line of many flags costs linear time.
 func removeTextEdits(f *checker.File, from, to int, lineMode bool) []checker.TextEdit {
 	src := f.Content
-	ls := from
-	for ls > 0 && src[ls-1] != '\n' {
-		ls--
-	}
-	le := to
-	for le < len(src) && src[le] != '\n' {
-		le++
-	}
-	before := strings.TrimSpace(string(src[ls:from]))
-	after := strings.TrimSpace(string(src[to:le]))
+	ls := nlLineStart(f, from)
+	le := nlLineEnd(f, to)
+	// What strings.TrimSpace would leave of the text before and after the flag on its line.
+	beforeBlank := lenTrimSpaceRight(src[ls:from]) == 0
+	a := to + leadingSpace(src[to:le])
+	afterBlank := a == le
+	afterComment := !afterBlank && src[a] == '#'
+	afterContinuation := !afterBlank && src[a] == '\\' && leadingSpace(src[a+1:le]) == le-a-1
 	edit := func(a, b int) []checker.TextEdit {
 		return []checker.TextEdit{{Pos: f.PositionAt(a), End: f.PositionAt(b)}}
 	}
 	next := min(le+1, len(src))
 	switch {
-	case before == "" && (after == "" || strings.HasPrefix(after, "#")) && lineMode:
+	case beforeBlank && (afterBlank || afterComment) && lineMode:
 		return edit(ls, next)
-	case before == "" && after == `\`:
+	case beforeBlank && afterContinuation:
 		// "    --flag=x \": the whole continued line goes.
 		return edit(ls, next)
-	case before == "" && after == "" && ls > 0:
+	case beforeBlank && afterBlank && ls > 0:
 		// The last line of a continued command: drop it with the previous line's " \".
 		pe := ls - 1
 		if pe > 0 && src[pe-1] == '\r' {
 			pe--
 		}
-		prev := strings.TrimRight(string(src[:pe]), " \t")
-		if strings.HasSuffix(prev, `\`) {
-			cut := len(strings.TrimRight(prev[:len(prev)-1], " \t"))
-			return edit(cut, le)
+		prev := trimBlanksRight(src, pe)
+		if prev > 0 && src[prev-1] == '\\' {
+			return edit(trimBlanksRight(src, prev-1), le)
 		}
 	}
-	a := from
+	a = from
 	for a > 0 && (src[a-1] == ' ' || src[a-1] == '\t') {
 		a--
 	}
@@ -195,6 +196,71 @@ func removeTextEdits(f *checker.File, from, to int, lineMode bool) []checker.Tex
 		return edit(from, b)
 	}
 	return edit(a, to)
+}
+
+// nlLineStart returns the offset after the last "\n" before off. The line index finds it
+// without reading the line, unless a lone CR or a Unicode line break starts the line.
+func nlLineStart(f *checker.File, off int) int {
+	src := f.Content
+	if f.Lines != nil {
+		if s := f.Lines.LineStart(f.Lines.Line(off)); s <= off && (s == 0 || src[s-1] == '\n') {
+			return s
+		}
+	}
+	return bytes.LastIndexByte(src[:off], '\n') + 1
+}
+
+// nlLineEnd returns the offset of the first "\n" at or after off, or the end of the content.
+func nlLineEnd(f *checker.File, off int) int {
+	src := f.Content
+	if f.Lines != nil {
+		line := f.Lines.Line(off)
+		if line == f.Lines.Lines() {
+			return len(src) // the last line has no break
+		}
+		if e := f.Lines.LineStart(line + 1); e > off && src[e-1] == '\n' {
+			return e - 1
+		}
+	}
+	if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+		return off + i
+	}
+	return len(src)
+}
+
+// lenTrimSpaceRight returns the length of b without its trailing white space
+// (len(bytes.TrimRightFunc(b, unicode.IsSpace))), reading only that white space.
+func lenTrimSpaceRight(b []byte) int {
+	n := len(b)
+	for n > 0 {
+		r, size := utf8.DecodeLastRune(b[:n])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		n -= size
+	}
+	return n
+}
+
+// leadingSpace returns the length of the leading white space of b.
+func leadingSpace(b []byte) int {
+	n := 0
+	for n < len(b) {
+		r, size := utf8.DecodeRune(b[n:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		n += size
+	}
+	return n
+}
+
+// trimBlanksRight returns the offset before the spaces and tabs that end src[:end].
+func trimBlanksRight(src []byte, end int) int {
+	for end > 0 && (src[end-1] == ' ' || src[end-1] == '\t') {
+		end--
+	}
+	return end
 }
 
 // resolveTextConfig points a command line's --config at a KubeProxyConfiguration in the
