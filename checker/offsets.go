@@ -53,6 +53,18 @@ func (m *OffsetMap) Table() []int {
 	return t
 }
 
+// scalarMapKey memoizes ScalarOffsetMap of one scalar of a file (File.Memo).
+type scalarMapKey struct{ n *yaml.Node }
+
+// ScalarMap returns ScalarOffsetMap(f, n), computed once per scalar: the positions of many
+// flags or metrics in one long scalar then cost one alignment, not one each.
+func (f *File) ScalarMap(n *yaml.Node) *OffsetMap {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return nil
+	}
+	return f.Memo(scalarMapKey{n}, func() any { return ScalarOffsetMap(f, n) }).(*OffsetMap)
+}
+
 // ScalarOffsets is ScalarOffsetMap as a table of one entry per byte (File.ParentOffsets).
 func ScalarOffsets(f *File, n *yaml.Node) []int {
 	m := ScalarOffsetMap(f, n)

@@ -446,20 +446,13 @@ func (d *Document) KindPos() (Position, Position) {
 // SubPos returns the position of byte range [from, to) of the value of scalar node n.
 // It maps through the scalar's source text, so it is exact for plain, quoted and block scalars.
 func (d *Document) SubPos(n *yaml.Node, from, to int) (Position, Position) {
-	m := ScalarOffsets(d.File, n)
+	m := d.File.ScalarMap(n)
 	if m == nil {
 		return d.NodePos(n), d.NodeEnd(n)
 	}
-	clamp := func(i int) int {
-		if i < 0 {
-			return 0
-		}
-		if i >= len(m) {
-			return len(m) - 1
-		}
-		return i
-	}
-	return d.File.PositionAt(m[clamp(from)]), d.File.PositionAt(m[clamp(to)])
+	// Map clamps as the table of ScalarOffsets would: below 0 to the first byte, past the
+	// value to its end.
+	return d.File.PositionAt(m.Map(from)), d.File.PositionAt(m.Map(to))
 }
 
 func isIndex(s string) bool {

@@ -3,6 +3,8 @@ package load
 import (
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -344,31 +346,67 @@ func removeEdits(first, last token) []checker.TextEdit {
 		return removeSeqItems(first, last)
 	}
 	f := first.doc.File
-	m := checker.ScalarOffsets(f, first.node)
+	m := f.ScalarMap(first.node)
 	from, to := first.from, last.to
-	if m == nil || last.node != first.node || to >= len(m) {
+	if m == nil || last.node != first.node || to > len(first.node.Value) {
 		return nil
 	}
 	v := first.node.Value
 	// A flag alone on a continued script line ("    --flag=x \\"): delete the whole line.
-	ls := strings.LastIndexByte(v[:from], '\n') + 1
-	le := strings.IndexByte(v[to:], '\n')
-	if ls > 0 && le >= 0 && strings.TrimSpace(v[ls:from]) == "" && strings.TrimSpace(v[to:to+le]) == "\\" {
-		start := m[ls-1] + 1 // just after the previous line break in the source
-		if f.Content[m[ls-1]] == '\r' {
-			start++
+	// Only the blanks around the flag are read, not the whole line.
+	if ls, ok := blankBackTo(v, from); ok && ls > 0 {
+		if le, ok := continuationAfter(v, to); ok {
+			start := m.Map(ls-1) + 1 // just after the previous line break in the source
+			if f.Content[m.Map(ls-1)] == '\r' {
+				start++
+			}
+			end := m.Map(le) + 1
+			if f.Content[m.Map(le)] == '\r' {
+				end++
+			}
+			return []checker.TextEdit{{Pos: f.PositionAt(start), End: f.PositionAt(end)}}
 		}
-		end := m[to+le] + 1
-		if f.Content[m[to+le]] == '\r' {
-			end++
-		}
-		return []checker.TextEdit{{Pos: f.PositionAt(start), End: f.PositionAt(end)}}
 	}
 	// Take the blanks before the flag so no double space remains.
 	for from > 0 && (v[from-1] == ' ' || v[from-1] == '\t') {
 		from--
 	}
-	return []checker.TextEdit{{Pos: f.PositionAt(m[from]), End: f.PositionAt(m[to])}}
+	return []checker.TextEdit{{Pos: f.PositionAt(m.Map(from)), End: f.PositionAt(m.Map(to))}}
+}
+
+// blankBackTo reports whether only white space stands between the last line break before
+// from and from, and returns the offset after that break (0 when there is none).
+func blankBackTo(v string, from int) (int, bool) {
+	for i := from; i > 0; {
+		r, size := utf8.DecodeLastRuneInString(v[:i])
+		if r == '\n' {
+			return i, true
+		}
+		if !unicode.IsSpace(r) {
+			return 0, false
+		}
+		i -= size
+	}
+	return 0, true
+}
+
+// continuationAfter reports whether a lone "\\" (blanks around it) ends the line after to,
+// and returns the offset of that line's break.
+func continuationAfter(v string, to int) (int, bool) {
+	seen := false
+	for i := to; i < len(v); {
+		r, size := utf8.DecodeRuneInString(v[i:])
+		switch {
+		case r == '\n':
+			return i, seen
+		case r == '\\' && !seen:
+			seen = true
+		case !unicode.IsSpace(r):
+			return 0, false
+		}
+		i += size
+	}
+	return 0, false
 }
 
 // removeSeqItems deletes the adjacent sequence items first..last: their lines in block
