@@ -375,8 +375,11 @@ var kp4ModeCondRe = regexp.MustCompile(`(?i)mode["']?\s*[:=]?\s*["']?(ipvs|iptab
 // being one of modes (`[ "$MODE" = ipvs ]`, `case $mode in ipvs)`, `grep -q 'mode: ipvs'`).
 func kp4GuardedByMode(guard []string, modes ...string) bool {
 	for i, w := range guard {
+		// kp4ModeCondRe needs "mode", whose letters fold to ASCII only: most words are
+		// not run through it.
+		hasMode := containsFoldASCII(w, "mode")
 		for _, m := range modes {
-			if (w == m || w == `"`+m+`"`) && i > 0 && (guard[i-1] == "=" || guard[i-1] == "==") {
+			if (w == m || len(w) == len(m)+2 && w[0] == '"' && w[len(w)-1] == '"' && w[1:len(w)-1] == m) && i > 0 && (guard[i-1] == "=" || guard[i-1] == "==") {
 				return true
 			}
 			if strings.Contains(w, "|") && i > 0 && guard[i-1] == "=" {
@@ -386,9 +389,26 @@ func kp4GuardedByMode(guard []string, modes ...string) bool {
 					}
 				}
 			}
+			if !hasMode {
+				continue
+			}
 			if mm := kp4ModeCondRe.FindStringSubmatch(w); mm != nil && strings.EqualFold(mm[1], m) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s contains lower-case ASCII word sub in any case.
+func containsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && (s[i+j]|0x20) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
 		}
 	}
 	return false

@@ -181,7 +181,8 @@ func (s *Script) addNested(parent int, w Word) {
 			}
 		}
 		if len(guard) > 0 {
-			c.Guard = append(append([]string(nil), guard...), c.Guard...)
+			g := append(make([]string, 0, min(len(guard)+len(c.Guard), maxGuardWords)), guard...)
+			c.Guard = append(g, c.Guard[:min(len(c.Guard), maxGuardWords-len(g))]...)
 		}
 		c.Substituted = c.Substituted || s.Commands[parent].Substituted
 		s.Commands = append(s.Commands, c)

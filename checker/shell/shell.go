@@ -193,7 +193,29 @@ type lexer struct {
 	subs     [][2]int // backquoted regions to lex afterwards
 	depth    int      // nesting of $(...)
 	parens   int      // open "(" operators, to find the ")" that ends a $(...)
+	// test is how far inTest has read the current command's words.
+	test testScan
+	// lastGuard is the guard given to the previous command: an equal guard is shared.
+	lastGuard, guardBuf []string
 }
+
+// testScan is the state of inTest over the words of the current command, so that each word
+// is looked at once however often inTest is asked.
+type testScan struct {
+	read  int // words read
+	state int // testBefore, testOpen or testNone
+}
+
+const (
+	testBefore = iota // only reserved words so far
+	testOpen          // in a [[ ... ]] not yet closed
+	testNone          // not a test, or a closed one
+)
+
+// maxGuardWords bounds a command's guard: a chain of thousands of commands joined by "&&"
+// or deeply nested conditions would otherwise give each command a copy of all the words
+// before it. The conditions that decide anything come first and are kept.
+const maxGuardWords = 256
 
 // Parse lexes src[start:end] as a shell script.
 func Parse(src []byte, start, end int, opts Options) *Script {
@@ -224,23 +246,45 @@ func ParseInto(s *Script, src []byte, start, end int, opts Options) {
 }
 
 func (lx *lexer) guard() []string {
-	var g []string
+	g := lx.guardBuf[:0]
+	add := func(ws ...string) {
+		g = append(g, ws[:min(len(ws), maxGuardWords-len(g))]...)
+	}
 	for _, f := range lx.frames {
 		if f.active {
-			g = append(g, f.cond...)
+			add(f.cond...)
 			if f.pattern != "" {
 				// A case branch reads as "subject = pattern".
-				g = append(g, "=", f.pattern)
+				add("=", f.pattern)
 			}
 		}
 	}
-	return append(g, lx.andGuard...)
+	add(lx.andGuard...)
+	lx.guardBuf = g
+	if len(g) == 0 {
+		return nil
+	}
+	if len(g) == len(lx.lastGuard) {
+		same := true
+		for i := range g {
+			if g[i] != lx.lastGuard[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return lx.lastGuard
+		}
+	}
+	lx.lastGuard = append([]string(nil), g...)
+	return lx.lastGuard
 }
 
 // flush ends the current command. sep is the operator that ended it.
 func (lx *lexer) flush(sep string) {
 	words := lx.words
 	lx.words = nil
+	lx.test = testScan{}
 	redirs := lx.redirs
 	lx.redirs = nil
 	// Case patterns: "ipvs|IPVS)" arrives as words ended by "|" and ")".
@@ -491,24 +535,28 @@ func (lx *lexer) run(i int) int {
 
 // inTest reports whether the current command is a [[ ... ]] test that has not been closed.
 func (lx *lexer) inTest() bool {
-	k := 0
-	for k < len(lx.words) && !lx.words[k].Quoted {
-		switch lx.words[k].Text {
-		case "!", "if", "elif", "while", "until", "then", "do", "else", "{", "time":
-			k++
-			continue
+	t := &lx.test
+	for ; t.read < len(lx.words) && t.state != testNone; t.read++ {
+		w := lx.words[t.read]
+		switch t.state {
+		case testBefore:
+			if !w.Quoted {
+				switch w.Text {
+				case "!", "if", "elif", "while", "until", "then", "do", "else", "{", "time":
+					continue
+				case "[[":
+					t.state = testOpen
+					continue
+				}
+			}
+			t.state = testNone
+		case testOpen:
+			if w.Text == "]]" && !w.Quoted {
+				t.state = testNone
+			}
 		}
-		break
 	}
-	if k >= len(lx.words) || lx.words[k].Text != "[[" || lx.words[k].Quoted {
-		return false
-	}
-	for _, w := range lx.words[k+1:] {
-		if w.Text == "]]" && !w.Quoted {
-			return false
-		}
-	}
-	return true
+	return t.state == testOpen
 }
 
 // testWord reads one word of a [[ ... ]] test: up to a blank, a newline, "&&", "||" or ";",

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -119,6 +120,53 @@ for x in 1 2; do c; done
 	}
 	if c := byName["[$MODE = ipvs ]"]; !c.Cond {
 		t.Errorf("condition not marked: %+v", c)
+	}
+}
+
+// TestGuardsBounded checks that the guard of a command at the end of a long "&&" chain or
+// deep in nested conditions keeps its first maxGuardWords words (the outer conditions), that
+// commands with equal guards share one slice, and that a long [[ ... ]] test is still one
+// command.
+func TestGuardsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("if [ \"$MODE\" = ipvs ]; then\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "iptables -N C%d && ", i)
+	}
+	b.WriteString("ipvsadm -C\nfi\n[[ ")
+	for range 1000 {
+		b.WriteString("-n x && ")
+	}
+	b.WriteString("-n y ]] && echo done\n")
+	src := []byte(b.String())
+	s := Parse(src, 0, len(src), Options{})
+	var last, prev *Command
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if len(c.Guard) > maxGuardWords {
+			t.Fatalf("command %q has a guard of %d words", c.Name(), len(c.Guard))
+		}
+		switch c.Name() {
+		case "ipvsadm":
+			last = c
+			prev = &s.Commands[i-1]
+		case "echo":
+			if len(c.Guard) != 2002 && len(c.Guard) != maxGuardWords || c.Guard[0] != "[[" {
+				t.Errorf("echo guard %d words from %q", len(c.Guard), c.Guard[:min(3, len(c.Guard))])
+			}
+		}
+	}
+	if last == nil {
+		t.Fatal("ipvsadm not found")
+	}
+	if g := strings.Join(last.Guard[:6], " "); g != "[ $MODE = ipvs ] iptables" {
+		t.Errorf("guard starts %q", g)
+	}
+	if len(last.Guard) != maxGuardWords || &last.Guard[0] != &prev.Guard[0] {
+		t.Errorf("guards of %d words not shared", len(last.Guard))
+	}
+	if n := len(s.Commands); n != 1004 {
+		t.Errorf("%d commands, want the condition, the 1001 commands of the if, the test and echo", n)
 	}
 }
 
