@@ -327,3 +327,40 @@ func TestLineIndexColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentContains checks that a document's text runs from its root node to the next
+// document's, so that a string in one document (or in a comment before the first) is not
+// found in the others, and that a document missing from its file's list answers for the file.
+func TestDocumentContains(t *testing.T) {
+	src := "# kubeproxy_ before the first document\na: 1\n---\nb: kubeproxy_x\n---\n\n---\nc: |\n  x\n  kubeproxy_y\n---\nd: [kubeproxy_\n ]\n---\ne: 2\n"
+	f := &File{Path: "f", Content: []byte(src), Lines: NewLineIndex([]byte(src))}
+	dec := yaml.NewDecoder(bytes.NewReader(f.Content))
+	for index := 0; ; index++ {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			break
+		}
+		if len(n.Content) > 0 {
+			f.Docs = append(f.Docs, &Document{File: f, Index: index, Node: n.Content[0]})
+		}
+	}
+	want := []bool{false, true, false, true, true, false}
+	if len(f.Docs) != len(want) {
+		t.Fatalf("%d documents", len(f.Docs))
+	}
+	for i, d := range f.Docs {
+		if got := d.Contains("kubeproxy_"); got != want[i] {
+			t.Errorf("document %d (%s): Contains = %v, want %v", d.Index, d.Node.Content[0].Value, got, want[i])
+		}
+		if d.Contains("absent") {
+			t.Errorf("document %d holds a string the file does not", d.Index)
+		}
+	}
+	if !f.Contains("kubeproxy_") || f.Contains("absent") {
+		t.Error("File.Contains")
+	}
+	stray := &Document{File: f, Index: 99, Node: f.Docs[0].Node}
+	if !stray.Contains("kubeproxy_") {
+		t.Error("a document not in its file's list must answer for the file")
+	}
+}

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,6 +139,31 @@ func (f *File) TemplateSpans() []TemplateSpan {
 	return f.Memo(templateSpansKey{}, func() any { return TemplateSpans(f.Content) }).([]TemplateSpan)
 }
 
+// occurrencesKey memoizes the offsets of a string in a file's content (File.Memo).
+type occurrencesKey string
+
+// occurrences returns the offsets at which s starts in the file's content, found once per
+// file and string.
+func (f *File) occurrences(s string) []int {
+	return f.Memo(occurrencesKey(s), func() any {
+		var out []int
+		for i := 0; i <= len(f.Content); {
+			j := bytes.Index(f.Content[i:], []byte(s))
+			if j < 0 {
+				break
+			}
+			out = append(out, i+j)
+			i += j + 1
+		}
+		return out
+	}).([]int)
+}
+
+// Contains reports whether the file's content holds s. The file is searched once per string,
+// so that a check made for every document of a file reads the file once, not once per
+// document.
+func (f *File) Contains(s string) bool { return len(f.occurrences(s)) > 0 }
+
 // File returns the real file (not an embedded document's) named path, or nil.
 func (ws *Workspace) File(path string) *File {
 	i := sort.Search(len(ws.Files), func(i int) bool { return ws.Files[i].Path >= path })
@@ -266,6 +292,42 @@ type FieldIssue struct {
 	// Message explains an IssueInvalid; Value is the offending value node.
 	Message string
 	Value   *yaml.Node
+}
+
+// Contains reports whether the text of d holds s: the text from its root node to the next
+// document's, in its file's content (masked text for a templated file, as File.Content). A
+// pre-check of every document of a file with it costs one search of the file in all.
+func (d *Document) Contains(s string) bool {
+	occ := d.File.occurrences(s)
+	if len(occ) == 0 {
+		return false
+	}
+	start, end, ok := d.span()
+	if !ok {
+		return true // not a document of its file's stream: the file's answer
+	}
+	k := sort.SearchInts(occ, start)
+	return k < len(occ) && occ[k] < end
+}
+
+// span returns the byte range of d's text in d.File.Content: from its root node to the next
+// document's root node, or the end of the file.
+func (d *Document) span() (start, end int, ok bool) {
+	f := d.File
+	docs := f.Docs
+	i := sort.Search(len(docs), func(i int) bool { return docs[i].Index >= d.Index })
+	if d.Node == nil || f.Lines == nil || i >= len(docs) || docs[i] != d {
+		return 0, 0, false
+	}
+	start, end = f.Lines.Offset(d.Node.Line, d.Node.Column), len(f.Content)
+	if i+1 < len(docs) {
+		next := docs[i+1]
+		if next.Node == nil {
+			return 0, 0, false
+		}
+		end = f.Lines.Offset(next.Node.Line, next.Node.Column)
+	}
+	return start, end, start <= end
 }
 
 // Ref returns the document's object reference.

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -208,7 +207,7 @@ func insertAfterEdit(d *checker.Document, path checker.Path, lines []string) (ch
 	last := outerLine(d, blockLastLine(d, k, v, indent))
 	off := o.Lines.LineStart(last + 1)
 	nl := "\n"
-	if bytes.Contains(o.Content, []byte("\r\n")) {
+	if o.Contains("\r\n") {
 		nl = "\r\n"
 	}
 	text := strings.Join(lines, nl) + nl

@@ -330,7 +330,7 @@ func kp302RegistryUses(ws *checker.Workspace) []kp302Use {
 						what: v[r.From:r.To] + " (the local registry that localRegistryHosting.v1 " + key + " advertises)", text: key == "host"})
 				}
 			}
-		case d.Kind == "" && d.Node != nil && bytes.Contains(d.File.Content, []byte("[host.")):
+		case d.Kind == "" && d.Node != nil && d.Contains("[host."):
 			walkScalars(d.Node, nil, 0, func(n *yaml.Node, p checker.Path) {
 				if !hostsTOMLRe.MatchString(n.Value) || !mayHoldLoopback(n.Value) {
 					return

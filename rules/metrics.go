@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -255,9 +254,9 @@ func dashboardExprs(d *checker.Document) []promExpr {
 }
 
 // mayHoldProxyMetric is a cheap pre-check: documents that never mention kubeproxy_ are
-// skipped without a walk.
+// skipped without a walk. It searches each file once, not once per document.
 func mayHoldProxyMetric(d *checker.Document) bool {
-	return bytes.Contains(d.File.Content, []byte(kubeProxyMetricPrefix))
+	return d.Contains(kubeProxyMetricPrefix)
 }
 
 // isCounter reports whether selected name is a counter of m.

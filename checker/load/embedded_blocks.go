@@ -24,7 +24,7 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 	// kubeadmConfigPatches, Talos) have their own decoders, and partial patches are not
 	// configurations.
 	if d.Kind != "" && !blockKinds[d.Kind] || d.Node == nil || d.File.Parent != nil && !d.File.Masked ||
-		!bytes.Contains(d.File.Content, []byte("KubeProxyConfiguration")) {
+		!d.Contains("KubeProxyConfiguration") {
 		return nil
 	}
 	done := map[string]bool{}

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -31,7 +30,7 @@ func aksInstances(_ *checker.Workspace, d *checker.Document) []*checker.Instance
 	if d.Parent != nil || d.Node == nil {
 		return nil
 	}
-	if !bytes.Contains(d.File.Content, []byte("kubeProxyConfig")) {
+	if !d.Contains("kubeProxyConfig") {
 		return nil
 	}
 	var out []*checker.Instance

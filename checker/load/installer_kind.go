@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -50,7 +49,7 @@ func kindPatchLists(d *checker.Document, key string) []checker.Path {
 // KubeProxyConfiguration. kind matches a patch to its target by apiVersion, kind and
 // metadata.name, so metadata is not reported as an unknown field of the configuration.
 func decodeKindPatches(d *checker.Document) []checker.LoadProblem {
-	if !isKindCluster(d) || d.Parent != nil || !bytes.Contains(d.File.Content, []byte("KubeProxyConfiguration")) {
+	if !isKindCluster(d) || d.Parent != nil || !d.Contains("KubeProxyConfiguration") {
 		return nil
 	}
 	var probs []checker.LoadProblem
