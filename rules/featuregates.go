@@ -2,6 +2,8 @@ package rules
 
 import (
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -436,20 +438,35 @@ func lookupGate(name string) (*gateInfo, bool) {
 // for which keep returns true, or "" when none is close enough to be a likely typo.
 func suggestGate(name string, keep func(*gateInfo) bool) string {
 	lname := strings.ToLower(name)
+	limit := min(max(len(name)/5, 1), 3)
+	n := utf8.RuneCountInString(lname)
+	lower := lowerGateNames()
 	best, bestD := "", -1
 	for i := range kubeFeatureGates {
 		g := &kubeFeatureGates[i]
 		if g.Name == name || !keep(g) {
 			continue
 		}
-		d := checker.EditDistance(lname, strings.ToLower(g.Name))
+		if m := utf8.RuneCountInString(lower[i]); m-n > limit || n-m > limit {
+			// Farther than the limit whatever the letters: never the suggestion.
+			continue
+		}
+		d := checker.EditDistance(lname, lower[i])
 		if bestD < 0 || d < bestD {
 			best, bestD = g.Name, d
 		}
 	}
-	limit := min(max(len(name)/5, 1), 3)
 	if bestD < 0 || bestD > limit {
 		return ""
 	}
 	return best
 }
+
+// lowerGateNames are the names of kubeFeatureGates in lower case, in the same order.
+var lowerGateNames = sync.OnceValue(func() []string {
+	out := make([]string, len(kubeFeatureGates))
+	for i, g := range kubeFeatureGates {
+		out[i] = strings.ToLower(g.Name)
+	}
+	return out
+})
