@@ -11,23 +11,42 @@ type Path []string
 
 // P builds a path from keys and indices.
 func P(elems ...any) Path {
-	p := make(Path, 0, len(elems))
+	return Path(nil).Append(elems...)
+}
+
+// Append returns a new path with elems (keys, indices and paths) added; p is not changed.
+// Walks over whole documents should not call it at every node: they keep one path as a
+// stack and copy it (Clone) only for what they keep.
+func (p Path) Append(elems ...any) Path {
+	n := len(p)
+	for _, e := range elems {
+		if v, ok := e.(Path); ok {
+			n += len(v)
+		} else {
+			n++
+		}
+	}
+	out := make(Path, len(p), n)
+	copy(out, p)
 	for _, e := range elems {
 		switch v := e.(type) {
 		case string:
-			p = append(p, v)
+			out = append(out, v)
 		case int:
-			p = append(p, strconv.Itoa(v))
+			out = append(out, strconv.Itoa(v))
 		case Path:
-			p = append(p, v...)
+			out = append(out, v...)
 		}
 	}
-	return p
+	return out
 }
 
-// Append returns a new path with elems added.
-func (p Path) Append(elems ...any) Path {
-	return P(append([]any{append(Path(nil), p...)}, elems...)...)
+// Clone returns a copy of p that shares no memory with it (nil for an empty path).
+func (p Path) Clone() Path {
+	if len(p) == 0 {
+		return nil
+	}
+	return append(make(Path, 0, len(p)), p...)
 }
 
 // String formats the path as spec.containers[0].args[2].

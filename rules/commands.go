@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -124,7 +125,7 @@ func kp4ForEachCommand(ws *checker.Workspace, needles []string, fn func(v *kp4Cm
 			relevant[outer] = r
 		}
 		if r {
-			kp4WalkCommandNodes(d, d.Node, nil, "", fn)
+			kp4WalkCommandNodes(d, d.Node, make(checker.Path, 0, 16), "", fn)
 		}
 	}
 }
@@ -172,7 +173,8 @@ var kp4ScriptKeys = map[string]bool{
 	"ansible.legacy.shell": true, "ansible.legacy.command": true, "run": true,
 }
 
-// kp4WalkCommandNodes finds command-bearing nodes of a YAML document.
+// kp4WalkCommandNodes finds command-bearing nodes of a YAML document. p is the walk's stack
+// (appended to and cut back at each level, never kept): what is kept gets a copy.
 func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key string, fn func(v *kp4CmdVisit)) {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -205,12 +207,12 @@ func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key 
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			kp := p.Append(k.Value)
+			kp := append(p, k.Value)
 			switch {
 			case v.Kind == yaml.ScalarNode && kp4ScriptKeys[k.Value]:
-				kp4VisitScalarScript(d, v, kp, fn)
+				kp4VisitScalarScript(d, v, kp.Clone(), fn)
 			case v.Kind == yaml.ScalarNode && key == "data" && (strings.HasSuffix(k.Value, ".sh") || strings.HasPrefix(v.Value, "#!")):
-				kp4VisitScalarScript(d, v, kp, fn)
+				kp4VisitScalarScript(d, v, kp.Clone(), fn)
 			case (k.Value == "runcmd" || k.Value == "bootcmd") && v.Kind == yaml.SequenceNode:
 				for j, c := range v.Content {
 					if c.Kind == yaml.ScalarNode {
@@ -218,7 +220,7 @@ func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key 
 					}
 				}
 			case (k.Value == "iptables" || k.Value == "ansible.builtin.iptables") && v.Kind == yaml.MappingNode:
-				kp4VisitIptablesModule(d, v, kp, fn)
+				kp4VisitIptablesModule(d, v, kp.Clone(), fn)
 			case v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode:
 				if (k.Value == "command" || k.Value == "args") && v.Kind == yaml.SequenceNode {
 					continue
@@ -228,7 +230,7 @@ func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key 
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			kp4WalkCommandNodes(d, c, p.Append(i), key, fn)
+			kp4WalkCommandNodes(d, c, append(p, strconv.Itoa(i)), key, fn)
 		}
 	}
 }

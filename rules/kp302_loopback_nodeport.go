@@ -244,8 +244,9 @@ func kp302PodUses(ws *checker.Workspace) []kp302Use {
 					{"lifecycle", "postStart"}, {"lifecycle", "preStop"},
 				}
 				for _, h := range handlers {
+					_, hn := checker.LookupNode(c, h)
 					for _, kind := range []string{"httpGet", "tcpSocket"} {
-						if u, ok := kp302ProbeUse(d, c, cpath, h.Append(kind)); ok {
+						if u, ok := kp302ProbeUse(d, hn, cpath, h, kind); ok {
 							u.file = file
 							out = append(out, u)
 						}
@@ -274,9 +275,13 @@ func kp302PodUses(ws *checker.Workspace) []kp302Use {
 
 // kp302ProbeUse returns the use of an httpGet or tcpSocket probe or hook whose host is a
 // loopback address: the kubelet runs it from the host network whatever the Pod's network.
-func kp302ProbeUse(d *checker.Document, c *yaml.Node, cpath, h checker.Path) (kp302Use, bool) {
-	_, host := checker.LookupNode(c, h.Append("host"))
-	_, port := checker.LookupNode(c, h.Append("port"))
+// hn is the handler at path h of the container at cpath; kind is httpGet or tcpSocket.
+func kp302ProbeUse(d *checker.Document, hn *yaml.Node, cpath, h checker.Path, kind string) (kp302Use, bool) {
+	if hn == nil {
+		return kp302Use{}, false
+	}
+	_, host := checker.LookupNode(hn, checker.Path{kind, "host"})
+	_, port := checker.LookupNode(hn, checker.Path{kind, "port"})
 	if host == nil || port == nil || host.Kind != yaml.ScalarNode || port.Kind != yaml.ScalarNode {
 		return kp302Use{}, false
 	}
@@ -292,9 +297,8 @@ func kp302ProbeUse(d *checker.Document, c *yaml.Node, cpath, h checker.Path) (kp
 	if err != nil || pn < 1 || pn > 65535 {
 		return kp302Use{}, false
 	}
-	kind := h[len(h)-1]
-	what := fmt.Sprintf("%s %s to %s port %d", strings.Join(h[:len(h)-1], "."), kind, host.Value, pn)
-	return kp302Use{pos: d.NodePos(host), end: d.NodeEnd(host), obj: d.Ref(), path: cpath.Append(h, "host"), what: what, port: pn, ipv6: v6}, true
+	what := fmt.Sprintf("%s %s to %s port %d", strings.Join(h, "."), kind, host.Value, pn)
+	return kp302Use{pos: d.NodePos(host), end: d.NodeEnd(host), obj: d.Ref(), path: cpath.Append(h, kind, "host"), what: what, port: pn, ipv6: v6}, true
 }
 
 // kp302RegistryUses finds node-local registries in YAML: the LocalRegistryHosting ConfigMap
@@ -331,7 +335,7 @@ func kp302RegistryUses(ws *checker.Workspace) []kp302Use {
 				}
 			}
 		case d.Kind == "" && d.Node != nil && d.Contains("[host."):
-			walkScalars(d.Node, nil, 0, func(n *yaml.Node, p checker.Path) {
+			walkScalars(d.Node, make(checker.Path, 0, 16), 0, func(n *yaml.Node, p checker.Path) {
 				if !hostsTOMLRe.MatchString(n.Value) || !mayHoldLoopback(n.Value) {
 					return
 				}
@@ -340,7 +344,7 @@ func kp302RegistryUses(ws *checker.Workspace) []kp302Use {
 					code := line[:codePart(line, textTOML)]
 					for _, r := range findLoopbackRefs(code) {
 						pos, end := d.SubPos(n, off+r.From, off+r.To)
-						out = append(out, kp302Use{file: file, pos: pos, end: end, obj: d.Ref(), path: p, port: r.Port, ipv6: r.IPv6,
+						out = append(out, kp302Use{file: file, pos: pos, end: end, obj: d.Ref(), path: p.Clone(), port: r.Port, ipv6: r.IPv6,
 							what: code[r.From:r.To] + " (a containerd registry host written by " + file + ")"})
 					}
 				}
@@ -373,7 +377,8 @@ func scalarLines(s string) []struct {
 	return out
 }
 
-// walkScalars calls fn for every multi-line string scalar under n.
+// walkScalars calls fn for every multi-line string scalar under n. p is the walk's stack:
+// fn copies the path it keeps.
 func walkScalars(n *yaml.Node, p checker.Path, depth int, fn func(*yaml.Node, checker.Path)) {
 	if n == nil || depth > 64 {
 		return
@@ -381,11 +386,11 @@ func walkScalars(n *yaml.Node, p checker.Path, depth int, fn func(*yaml.Node, ch
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			walkScalars(n.Content[i+1], p.Append(n.Content[i].Value), depth+1, fn)
+			walkScalars(n.Content[i+1], append(p, n.Content[i].Value), depth+1, fn)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			walkScalars(c, p.Append(i), depth+1, fn)
+			walkScalars(c, append(p, strconv.Itoa(i)), depth+1, fn)
 		}
 	case yaml.ScalarNode:
 		if strings.Contains(n.Value, "\n") {

@@ -126,8 +126,16 @@ const maxWalkDepth = 64
 
 // ruleGroups finds the Prometheus rule groups of a document wherever they sit: a rule file's
 // top-level groups, a PrometheusRule's spec.groups, a chart's values. A group is a mapping
-// with a rules list whose entries have expr and alert or record.
+// with a rules list whose entries have expr and alert or record. KP501 and KP502 share one
+// walk per document.
 func ruleGroups(d *checker.Document) []ruleGroup {
+	return d.File.Memo(ruleGroupsKey{d}, func() any { return findRuleGroups(d) }).([]ruleGroup)
+}
+
+// ruleGroupsKey memoizes ruleGroups of a document (File.Memo).
+type ruleGroupsKey struct{ d *checker.Document }
+
+func findRuleGroups(d *checker.Document) []ruleGroup {
 	var out []ruleGroup
 	// path is the walk's stack, shared by every call: only what is kept is copied (groupsOf
 	// appends with Path.Append, which copies). Copying the path at every node was most of

@@ -1,9 +1,9 @@
 package load
 
 import (
-	"bytes"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -32,6 +32,7 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 		done[e.ParentPath.String()] = true
 	}
 	var probs []checker.LoadProblem
+	// p is the walk's stack; an embedded document gets a copy.
 	var walk func(n *yaml.Node, p checker.Path, depth int)
 	walk = func(n *yaml.Node, p checker.Path, depth int) {
 		if n == nil || depth > 100 {
@@ -40,15 +41,16 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 		switch n.Kind {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				walk(n.Content[i+1], p.Append(n.Content[i].Value), depth+1)
+				walk(n.Content[i+1], append(p, n.Content[i].Value), depth+1)
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				walk(c, p.Append(i), depth+1)
+				walk(c, append(p, strconv.Itoa(i)), depth+1)
 			}
 		case yaml.ScalarNode:
-			if len(p) == 0 || done[p.String()] || !bytes.ContainsRune([]byte(n.Value), '\n') || !looksLikeKPC([]byte(n.Value)) ||
-				!kpcAPIVersionRe.MatchString(n.Value) || isPatchPath(p) {
+			// The content tests first: the path is formatted only for a configuration.
+			if len(p) == 0 || strings.IndexByte(n.Value, '\n') < 0 || !kpcRe.MatchString(n.Value) ||
+				!kpcAPIVersionRe.MatchString(n.Value) || done[p.String()] || isPatchPath(p) {
 				return
 			}
 			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
@@ -62,7 +64,7 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 			}
 		}
 	}
-	walk(d.Node, nil, 0)
+	walk(d.Node, make(checker.Path, 0, 16), 0)
 	return probs
 }
 

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -34,6 +35,7 @@ func aksInstances(_ *checker.Workspace, d *checker.Document) []*checker.Instance
 		return nil
 	}
 	var out []*checker.Instance
+	// p is the walk's stack; an instance gets a copy.
 	var walk func(n *yaml.Node, p checker.Path, depth int)
 	walk = func(n *yaml.Node, p checker.Path, depth int) {
 		if n == nil || depth > 64 {
@@ -43,20 +45,20 @@ func aksInstances(_ *checker.Workspace, d *checker.Document) []*checker.Instance
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				kp := p.Append(k.Value)
+				kp := append(p, k.Value)
 				if k.Value == "kubeProxyConfig" && v.Kind == yaml.MappingNode && len(p) > 0 && p[len(p)-1] == "networkProfile" {
-					out = append(out, aksInstance(d, kp))
+					out = append(out, aksInstance(d, kp.Clone()))
 					continue
 				}
 				walk(v, kp, depth+1)
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				walk(c, p.Append(i), depth+1)
+				walk(c, append(p, strconv.Itoa(i)), depth+1)
 			}
 		}
 	}
-	walk(d.Node, nil, 0)
+	walk(d.Node, make(checker.Path, 0, 16), 0)
 	return out
 }
 
