@@ -287,6 +287,14 @@ func (x *ScopeIndex) entry(file string) scopeEntry {
 // Of returns ws.ScopeOf(file), computed once per file.
 func (x *ScopeIndex) Of(file string) string { return x.entry(file).scope }
 
+// Class returns a key shared by the files whose scope and self-contained tree (UnitOf) are
+// those of file: Same answers alike for all of them, so what is derived from a file's scope
+// can be cached by its class.
+func (x *ScopeIndex) Class(file string) string {
+	e := x.entry(file)
+	return e.unit + "\x00" + e.scope
+}
+
 // Same returns ws.SameScope(a, b).
 func (x *ScopeIndex) Same(a, b string) bool {
 	ea, eb := x.entry(a), x.entry(b)

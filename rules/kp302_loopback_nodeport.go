@@ -51,7 +51,11 @@ func runKP302(p *checker.Pass) error {
 	if len(uses) == 0 {
 		return nil
 	}
-	nodePorts := p.Workspace.NodePorts()
+	// The Services' nodePorts by port, in order: each use looks at its port's only.
+	nodePorts := map[int][]checker.NodePort{}
+	for _, np := range p.Workspace.NodePorts() {
+		nodePorts[np.Port] = append(nodePorts[np.Port], np)
+	}
 	kindPorts := kp302KindHostPorts(p.Workspace)
 	modes := newModesAt(p)
 	ranges := p.Workspace.NodePortRanges()
@@ -59,8 +63,8 @@ func runKP302(p *checker.Pass) error {
 	for _, u := range uses {
 		p := p.At(u.file)
 		var declared []checker.NodePort
-		for _, np := range nodePorts {
-			if np.Port == u.port && idx.Same(u.file, np.Service.File.Outer().Path) {
+		for _, np := range nodePorts[u.port] {
+			if idx.Same(u.file, np.Service.File.Outer().Path) {
 				declared = append(declared, np)
 			}
 		}
@@ -78,7 +82,7 @@ func runKP302(p *checker.Pass) error {
 				break
 			}
 		}
-		sev, reason, related, ok := kp302Verdict(p, idx, modes.get(p), u.file, u.ipv6, proto)
+		sev, reason, related, ok := kp302Verdict(p, idx, modes, u.file, u.ipv6, proto)
 		if !ok {
 			continue
 		}
@@ -104,14 +108,12 @@ func runKP302(p *checker.Pass) error {
 // NodePort is served: error when one of them does not serve it, warning when only iptables
 // mode serves it. Without any kube-proxy in scope it judges the default mode at the target,
 // at most as a warning. ok is false when nothing breaks or the mode is unknown.
-func kp302Verdict(p *checker.Pass, idx *checker.ScopeIndex, all []proxyInstance, file string, ipv6 bool, proto string) (checker.Severity, string, []checker.Related, bool) {
-	scoped := inScope(idx, all, file)
+func kp302Verdict(p *checker.Pass, idx *checker.ScopeIndex, modes *modesAt, file string, ipv6 bool, proto string) (checker.Severity, string, []checker.Related, bool) {
+	scoped := modes.inScope(p, idx, file)
 	if len(scoped) == 0 {
-		for _, in := range p.Workspace.Instances {
-			if f := instanceFile(in); f != "" && idx.Same(file, f) {
-				// A kube-proxy whose mode is unknown (or a Windows one): no verdict.
-				return checker.SeverityNone, "", nil, false
-			}
+		if modes.anyInScope(idx, file) {
+			// A kube-proxy whose mode is unknown (or a Windows one): no verdict.
+			return checker.SeverityNone, "", nil, false
 		}
 		mode := checker.DefaultMode(p.Target(), false)
 		served, why := kp302Served(mode, nil, p.Target(), ipv6, proto)

@@ -52,7 +52,7 @@ func kp402Tolerant(c *shell.Command, f *checker.File, pos checker.Position) bool
 	if f == nil {
 		return false
 	}
-	if kp402ExistsRe.Match(f.Content) {
+	if f.Memo(kp402ExistsKey{}, func() any { return kp402ExistsRe.Match(f.Content) }).(bool) {
 		return true
 	}
 	if pos.Line >= 1 && pos.Line <= f.Lines.Lines() {
@@ -63,6 +63,10 @@ func kp402Tolerant(c *shell.Command, f *checker.File, pos checker.Position) bool
 	}
 	return false
 }
+
+// kp402ExistsKey memoizes whether a file checks for the ipvs tooling (kp402ExistsRe), read
+// once per file, not once per command.
+type kp402ExistsKey struct{}
 
 // kp402NetPrograms take an interface name as an argument.
 var kp402NetPrograms = map[string]bool{

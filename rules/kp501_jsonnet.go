@@ -31,7 +31,7 @@ func kp501Jsonnet(p *checker.Pass, idx *checker.ScopeIndex, modes *modesAt) {
 			continue
 		}
 		p := p.At(f.Path)
-		scoped := inScope(idx, modes.get(p), f.Path)
+		scoped := modes.inScope(p, idx, f.Path)
 		if len(scoped) == 0 {
 			continue
 		}

@@ -63,7 +63,7 @@ func runKP501(p *checker.Pass) error {
 		if len(queries) == 0 {
 			continue
 		}
-		scoped := inScope(idx, modes.get(p), d.File.Outer().Path)
+		scoped := modes.inScope(p, idx, d.File.Outer().Path)
 		if len(scoped) == 0 {
 			continue
 		}

@@ -45,10 +45,50 @@ func instanceFile(in *checker.Instance) string {
 type modesAt struct {
 	p  *checker.Pass
 	at map[checker.Version][]proxyInstance
+	// scoped caches inScope by target and scope class (ScopeIndex.Class): files of one
+	// scope share the answer, so documents times instances comparisons become one per
+	// scope.
+	scoped map[scopedKey][]proxyInstance
+	// any caches anyInScope by scope class.
+	anyIn map[string]bool
+}
+
+type scopedKey struct {
+	v     checker.Version
+	class string
 }
 
 func newModesAt(p *checker.Pass) *modesAt {
-	return &modesAt{p: p, at: map[checker.Version][]proxyInstance{}}
+	return &modesAt{p: p, at: map[checker.Version][]proxyInstance{}, scoped: map[scopedKey][]proxyInstance{}, anyIn: map[string]bool{}}
+}
+
+// anyInScope reports whether any kube-proxy, whatever its mode or platform, is in the scope
+// of file; computed once per scope class.
+func (m *modesAt) anyInScope(idx *checker.ScopeIndex, file string) bool {
+	k := idx.Class(file)
+	found, ok := m.anyIn[k]
+	if !ok {
+		for _, in := range m.p.Workspace.Instances {
+			if f := instanceFile(in); f != "" && idx.Same(file, f) {
+				found = true
+				break
+			}
+		}
+		m.anyIn[k] = found
+	}
+	return found
+}
+
+// inScope returns inScope(idx, m.get(p), file), computed once per target and scope class.
+// The slice is shared: callers do not change it.
+func (m *modesAt) inScope(p *checker.Pass, idx *checker.ScopeIndex, file string) []proxyInstance {
+	k := scopedKey{p.Target(), idx.Class(file)}
+	out, ok := m.scoped[k]
+	if !ok {
+		out = inScope(idx, m.get(p), file)
+		m.scoped[k] = out
+	}
+	return out
 }
 
 // get returns linuxInstances at the target of pass p.
