@@ -59,12 +59,26 @@ func NewLineIndex(content []byte) *LineIndex {
 	}
 	var wide []uint64
 	for i := 0; i < len(content); i++ {
-		if content[i] >= utf8.RuneSelf && i >= starts[0] {
+		c := content[i]
+		if c < utf8.RuneSelf {
+			// ASCII, most bytes: only LF and CR end lines.
+			switch c {
+			case '\n':
+				starts = append(starts, i+1)
+			case '\r':
+				if i+1 < len(content) && content[i+1] == '\n' {
+					i++
+				}
+				starts = append(starts, i+1)
+			}
+			continue
+		}
+		if i >= starts[0] {
 			// A multi-byte character, or the first byte of a NEL, LS or PS break: the
 			// byte order mark belongs to no line.
 			line := len(starts) - 1
-			for len(wide) <= line/64 {
-				wide = append(wide, 0)
+			if line/64 >= len(wide) {
+				wide = append(wide, make([]uint64, line/64+1-len(wide))...)
 			}
 			wide[line/64] |= 1 << (line % 64)
 		}
