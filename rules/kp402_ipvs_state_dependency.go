@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -34,8 +35,6 @@ kubectl -n kube-system get service kube-dns -o jsonpath='{.spec.clusterIP}' | gr
 // reset, cleanup, log collectors): they touch ipvs state only if it is there.
 var kp402TeardownRe = regexp.MustCompile(`(?i)(^|[/_.-])(killall|uninstall|reset|teardown|cleanup|clean-up|clean_up|destroy|log-collector|collect-logs|sosreport|must-gather)([/_.-]|$)`)
 
-// kp402ExistsRe matches a check that the ipvs tooling or interface is there at all.
-var kp402ExistsRe = regexp.MustCompile(`(command -v|which|type|hash)\s+ipvsadm|-[edf]\s+"?/sys/class/net/kube-ipvs0|ip link show kube-ipvs0`)
 
 // kp402Tolerant reports whether a command runs where ipvs state may be absent without harm: a
 // teardown or diagnostics script, a file that checks that ipvsadm exists before using it, a
@@ -52,7 +51,7 @@ func kp402Tolerant(c *shell.Command, f *checker.File, pos checker.Position) bool
 	if f == nil {
 		return false
 	}
-	if f.Memo(kp402ExistsKey{}, func() any { return kp402ExistsRe.Match(f.Content) }).(bool) {
+	if f.Memo(kp402ExistsKey{}, func() any { return kp402ChecksExistence(f.Content) }).(bool) {
 		return true
 	}
 	if pos.Line >= 1 && pos.Line <= f.Lines.Lines() {
@@ -64,7 +63,64 @@ func kp402Tolerant(c *shell.Command, f *checker.File, pos checker.Position) bool
 	return false
 }
 
-// kp402ExistsKey memoizes whether a file checks for the ipvs tooling (kp402ExistsRe), read
+// kp402ChecksExistence reports whether a script checks that the ipvs tooling or interface is
+// there at all: (command -v|which|type|hash)\s+ipvsadm, -[edf]\s+"?/sys/class/net/kube-ipvs0
+// or ip link show kube-ipvs0. It searches for the names and looks back from them, as that
+// regular expression (kept in the tests to check it) would find no literal to skip to and
+// read every byte of a big script several times.
+func kp402ChecksExistence(b []byte) bool {
+	if bytes.Contains(b, []byte("ip link show kube-ipvs0")) {
+		return true
+	}
+	// (command -v|which|type|hash)\s+ipvsadm
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte("ipvsadm"))
+		if j < 0 {
+			break
+		}
+		at := i + j
+		k := at
+		for k > 0 && isRegexpSpace(b[k-1]) {
+			k--
+		}
+		if k < at {
+			for _, w := range []string{"command -v", "which", "type", "hash"} {
+				if bytes.HasSuffix(b[:k], []byte(w)) {
+					return true
+				}
+			}
+		}
+		i = at + 1
+	}
+	// -[edf]\s+"?/sys/class/net/kube-ipvs0
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte("/sys/class/net/kube-ipvs0"))
+		if j < 0 {
+			break
+		}
+		at := i + j
+		k := at
+		if k > 0 && b[k-1] == '"' {
+			k--
+		}
+		sp := k
+		for k > 0 && isRegexpSpace(b[k-1]) {
+			k--
+		}
+		if k < sp && k >= 2 && b[k-2] == '-' && (b[k-1] == 'e' || b[k-1] == 'd' || b[k-1] == 'f') {
+			return true
+		}
+		i = at + 1
+	}
+	return false
+}
+
+// isRegexpSpace reports whether c matches \s in Go's regexp: [\t\n\f\r ].
+func isRegexpSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// kp402ExistsKey memoizes whether a file checks for the ipvs tooling (kp402ChecksExistence), read
 // once per file, not once per command.
 type kp402ExistsKey struct{}
 
