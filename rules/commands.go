@@ -163,7 +163,16 @@ var kp4PromptRe = regexp.MustCompile(`^(\$|#|%|>|\[?[\w.-]+@[\w.-]+.*|[\w.-]+[$#
 
 // kp4IsPrompt reports whether a command's first word is a prompt, not a program.
 func kp4IsPrompt(c *shell.Command) bool {
-	return len(c.Words) > 0 && !c.Words[0].Quoted && kp4PromptRe.MatchString(c.Words[0].Text)
+	if len(c.Words) == 0 || c.Words[0].Quoted {
+		return false
+	}
+	w := c.Words[0].Text
+	// Every prompt kp4PromptRe matches holds "@" or ends in $, #, % or >: most program
+	// names are not run through it.
+	if w == "" || strings.IndexByte(w, '@') < 0 && strings.IndexByte("$#%>", w[len(w)-1]) < 0 {
+		return false
+	}
+	return kp4PromptRe.MatchString(w)
 }
 
 // kp4ScriptKeys hold shell scripts in Ansible tasks, CI files and similar YAML.

@@ -38,6 +38,13 @@ func runKP301(p *checker.Pass) error {
 	seen := findingKeys{}
 	nodePorts := p.Workspace.NodePorts()
 	idx := p.Workspace.NewScopeIndex()
+	// The NodePorts in scope of each scope class (ScopeIndex.Class): found once per class,
+	// not once per kube-proxy.
+	type scoped struct {
+		related  []checker.Related
+		services int
+	}
+	byClass := map[string]scoped{}
 	for _, bi := range linuxInstancesEach(p) {
 		in, p := bi.proxyInstance, bi.p
 		if in.mode.Value != checker.ModeNFTables || !p.Target().AtLeast(31) {
@@ -52,22 +59,27 @@ func runKP301(p *checker.Pass) error {
 		if !ok {
 			continue
 		}
-		var related []checker.Related
-		services := map[*checker.Document]bool{}
-		for _, np := range nodePorts {
-			if !idx.Same(in.file, np.Service.File.Outer().Path) {
-				continue
+		sc, ok := byClass[idx.Class(in.file)]
+		if !ok {
+			services := map[*checker.Document]bool{}
+			for _, np := range nodePorts {
+				if !idx.Same(in.file, np.Service.File.Outer().Path) {
+					continue
+				}
+				services[np.Service] = true
+				if len(sc.related) < kp301MaxRelated {
+					sc.related = append(sc.related, nodePortRelated(np))
+				}
 			}
-			services[np.Service] = true
-			if len(related) < kp301MaxRelated {
-				related = append(related, nodePortRelated(np))
-			}
+			sc.services = len(services)
+			byClass[idx.Class(in.file)] = sc
 		}
+		related := append([]checker.Related(nil), sc.related...)
 		sev := checker.SeverityInfo
 		msg := fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs, not on every local IP as iptables and ipvs did", p.Target())
-		if len(services) > 0 {
+		if sc.services > 0 {
 			sev = checker.SeverityWarning
-			msg = fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs; %d NodePort or LoadBalancer Services in scope lose reach on other node addresses", p.Target(), len(services))
+			msg = fmt.Sprintf("nodePortAddresses is unset: kube-proxy in nftables mode at target %s accepts NodePorts only on the node's primary IPs; %d NodePort or LoadBalancer Services in scope lose reach on other node addresses", p.Target(), sc.services)
 		}
 		if !seen.first(pos, msg) {
 			continue
