@@ -51,12 +51,15 @@ func runKP201(p *checker.Pass) error {
 		}
 		p := p.ForInstance(in)
 		mode := in.Mode(p.Target())
+		// Asked once per kube-proxy, not once per flag.
+		_, conflict := proxyModeConflict(in, p.Target())
+		cleanup := in.Flag("cleanup") != nil
 		for i := range in.Flags {
 			fl := &in.Flags[i]
 			if !checker.IgnoredWithConfig(fl.Name) {
 				continue
 			}
-			if _, conflict := proxyModeConflict(in, p.Target()); conflict && fl.Name == "proxy-mode" {
+			if conflict && fl.Name == "proxy-mode" {
 				// KP106 reports this flag as a mode conflict, with the same evidence: one
 				// finding for one problem.
 				continue
@@ -64,7 +67,6 @@ func runKP201(p *checker.Pass) error {
 			msg, rel, same := kp201Explain(p.Target(), in, fl, mode)
 			f := checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
 				Related: append(rel, instanceRelated(in)...)}
-			cleanup := in.Flag("cleanup") != nil
 			if cleanup {
 				// A --cleanup run removes the rules of every mode and exits: the ignored
 				// flag changes nothing, but it is not a setting to move into the file either.
