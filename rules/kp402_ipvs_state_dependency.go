@@ -35,7 +35,6 @@ kubectl -n kube-system get service kube-dns -o jsonpath='{.spec.clusterIP}' | gr
 // reset, cleanup, log collectors): they touch ipvs state only if it is there.
 var kp402TeardownRe = regexp.MustCompile(`(?i)(^|[/_.-])(killall|uninstall|reset|teardown|cleanup|clean-up|clean_up|destroy|log-collector|collect-logs|sosreport|must-gather)([/_.-]|$)`)
 
-
 // kp402Tolerant reports whether a command runs where ipvs state may be absent without harm: a
 // teardown or diagnostics script, a file that checks that ipvsadm exists before using it, a
 // command whose failure is ignored (|| true, || :) or whose output is discarded to probe.
