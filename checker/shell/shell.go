@@ -175,6 +175,10 @@ type frame struct {
 	pattern    string
 	patAcc     []string
 	inBranch   bool
+	// outer is the guard of the frames around this one (capped at maxGuardWords), taken when
+	// it is pushed: only the innermost frame changes, so a guard costs the same however deep
+	// the nesting.
+	outer []string
 }
 
 // lexer state.
@@ -250,14 +254,9 @@ func (lx *lexer) guard() []string {
 	add := func(ws ...string) {
 		g = append(g, ws[:min(len(ws), maxGuardWords-len(g))]...)
 	}
-	for _, f := range lx.frames {
-		if f.active {
-			add(f.cond...)
-			if f.pattern != "" {
-				// A case branch reads as "subject = pattern".
-				add("=", f.pattern)
-			}
-		}
+	if top := lx.top(); top != nil {
+		add(top.outer...)
+		top.addOwn(add)
 	}
 	add(lx.andGuard...)
 	lx.guardBuf = g
@@ -278,6 +277,35 @@ func (lx *lexer) guard() []string {
 	}
 	lx.lastGuard = append([]string(nil), g...)
 	return lx.lastGuard
+}
+
+// addOwn adds the guard words of frame f itself: its condition when active, and for a case
+// branch "= pattern" (a case branch reads as "subject = pattern").
+func (f *frame) addOwn(add func(...string)) {
+	if f.active {
+		add(f.cond...)
+		if f.pattern != "" {
+			add("=", f.pattern)
+		}
+	}
+}
+
+// push opens frame f inside the current ones.
+func (lx *lexer) push(f *frame) {
+	if top := lx.top(); top != nil {
+		f.outer = top.outer
+		if top.active && (len(top.cond) > 0 || top.pattern != "") && len(top.outer) < maxGuardWords {
+			// Copied only while it grows: deep nesting shares the capped slice, so the
+			// open frames hold at most maxGuardWords copies.
+			outer := append(make([]string, 0, min(len(top.outer)+len(top.cond)+2, maxGuardWords)), top.outer...)
+			add := func(ws ...string) {
+				outer = append(outer, ws[:min(len(ws), maxGuardWords-len(outer))]...)
+			}
+			top.addOwn(add)
+			f.outer = outer
+		}
+	}
+	lx.frames = append(lx.frames, f)
 }
 
 // flush ends the current command. sep is the operator that ended it.
@@ -312,7 +340,7 @@ func (lx *lexer) flush(sep string) {
 			if w != "if" {
 				kind = "loop"
 			}
-			lx.frames = append(lx.frames, &frame{kind: kind, collecting: true})
+			lx.push(&frame{kind: kind, collecting: true})
 		case "elif":
 			if top != nil {
 				top.cond, top.collecting, top.active = nil, true, false
@@ -330,7 +358,7 @@ func (lx *lexer) flush(sep string) {
 			if top != nil {
 				top.collecting = false
 			} else {
-				lx.frames = append(lx.frames, &frame{kind: "loop"})
+				lx.push(&frame{kind: "loop"})
 			}
 		case "fi", "done", "esac", "}":
 			if len(lx.frames) > 0 {
@@ -338,11 +366,11 @@ func (lx *lexer) flush(sep string) {
 			}
 		case "{", "!":
 			if w == "{" {
-				lx.frames = append(lx.frames, &frame{kind: "group"})
+				lx.push(&frame{kind: "group"})
 			}
 		case "for", "select":
 			// for NAME in WORDS; do: the words are not a command.
-			lx.frames = append(lx.frames, &frame{kind: "loop", collecting: true})
+			lx.push(&frame{kind: "loop", collecting: true})
 			words = nil
 			consumed = false
 		case "case":
@@ -350,7 +378,7 @@ func (lx *lexer) flush(sep string) {
 			if len(words) > 1 {
 				f.cond = []string{words[1].Text}
 			}
-			lx.frames = append(lx.frames, f)
+			lx.push(f)
 			words = nil
 			consumed = false
 		case "function":

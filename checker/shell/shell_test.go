@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -167,6 +168,57 @@ func TestGuardsBounded(t *testing.T) {
 	}
 	if n := len(s.Commands); n != 1004 {
 		t.Errorf("%d commands, want the condition, the 1001 commands of the if, the test and echo", n)
+	}
+}
+
+// TestGuardsDeepNesting checks guards in conditions nested thousands deep: the innermost
+// command keeps the outermost conditions up to maxGuardWords words, an else branch drops its
+// own condition but keeps the outer ones, and closing every block clears the guard.
+func TestGuardsDeepNesting(t *testing.T) {
+	var b strings.Builder
+	const depth = 3000
+	for i := range depth {
+		fmt.Fprintf(&b, "if [ $L%d = on ]; then\n", i)
+	}
+	b.WriteString("inner\nelse\nother\n")
+	for range depth {
+		b.WriteString("fi\n")
+	}
+	b.WriteString("after\n")
+	src := []byte(b.String())
+	s := Parse(src, 0, len(src), Options{})
+	var want []string
+	for i := range depth {
+		want = append(want, "[", fmt.Sprintf("$L%d", i), "=", "on", "]")
+	}
+	for _, c := range s.Commands {
+		switch c.Name() {
+		case "inner":
+			if !reflect.DeepEqual(c.Guard, want[:maxGuardWords]) {
+				t.Errorf("inner guard %d words, starting %q", len(c.Guard), c.Guard[:min(6, len(c.Guard))])
+			}
+		case "other":
+			// The innermost if's condition does not hold in its else branch.
+			if !reflect.DeepEqual(c.Guard, want[:maxGuardWords]) {
+				t.Errorf("else guard %d words", len(c.Guard))
+			}
+		case "after":
+			if len(c.Guard) != 0 {
+				t.Errorf("guard after the blocks: %q", c.Guard[:min(6, len(c.Guard))])
+			}
+		}
+	}
+	var small strings.Builder
+	small.WriteString("if [ $A = 1 ]; then\n if [ $B = 2 ]; then\n  x\n else\n  y\n fi\n z\nfi\n")
+	s = Parse([]byte(small.String()), 0, small.Len(), Options{})
+	got := map[string]string{}
+	for _, c := range s.Commands {
+		got[c.Name()] = strings.Join(c.Guard, " ")
+	}
+	for name, g := range map[string]string{"x": "[ $A = 1 ] [ $B = 2 ]", "y": "[ $A = 1 ]", "z": "[ $A = 1 ]"} {
+		if got[name] != g {
+			t.Errorf("%s guard %q, want %q", name, got[name], g)
+		}
 	}
 }
 

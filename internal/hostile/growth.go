@@ -83,6 +83,18 @@ var GrowthShapes = []Growth{
 		b.WriteString("kube-proxy --proxy-mode=ipvs\n")
 		return map[string][]byte{"chain.sh": []byte(b.String())}
 	}},
+	{"nested if blocks", func(n int) map[string][]byte {
+		var b strings.Builder
+		b.WriteString("#!/bin/sh\n")
+		for i := range n {
+			fmt.Fprintf(&b, "if [ \"$L%d\" = on ]; then\n", i)
+		}
+		b.WriteString("/usr/local/bin/kube-proxy --proxy-mode=ipvs\n")
+		for range n {
+			b.WriteString("fi\n")
+		}
+		return map[string][]byte{"start-kube-proxy.sh": []byte(b.String())}
+	}},
 	{"flag file lines", func(n int) map[string][]byte {
 		var b strings.Builder
 		for i := range n {
