@@ -24,7 +24,7 @@ func init() {
 // file of that name in the workspace.
 func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 	var out []*checker.Instance
-	var targets map[string][]*checker.Document
+	var configs *configIndex
 	for _, f := range ws.Files {
 		if f.Format != checker.FormatText {
 			continue
@@ -81,11 +81,10 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 		}
 		for _, in := range found {
 			if cf := in.Flag("config"); cf != nil {
-				if targets == nil {
-					targets = heredocTargets(ws)
-					blockTargets(ws, targets)
+				if configs == nil {
+					configs = newConfigIndex(ws)
 				}
-				resolveTextConfig(ws, targets, in, cf)
+				resolveTextConfig(configs, in, cf)
 			}
 			out = append(out, in)
 		}
@@ -263,16 +262,36 @@ func trimBlanksRight(src []byte, end int) int {
 	return end
 }
 
+// configIndex finds the KubeProxyConfiguration a --config path names: the documents that
+// heredocs and embedded blocks write to a path (heredocTargets, blockTargets), and the
+// top-level configuration files by base name, in workspace order. It is built once, so that
+// each --config is resolved without a pass over every document.
+type configIndex struct {
+	written, byBase map[string][]*checker.Document
+}
+
+func newConfigIndex(ws *checker.Workspace) *configIndex {
+	x := &configIndex{written: heredocTargets(ws), byBase: map[string][]*checker.Document{}}
+	blockTargets(ws, x.written)
+	for _, d := range ws.Docs {
+		if d.Kind == "KubeProxyConfiguration" && d.Parent == nil && d.File.Parent == nil {
+			b := path.Base(d.File.Path)
+			x.byBase[b] = append(x.byBase[b], d)
+		}
+	}
+	return x
+}
+
 // resolveTextConfig points a command line's --config at a KubeProxyConfiguration in the
 // workspace: a heredoc that writes that path, or else the only file of that base name
 // holding one.
-func resolveTextConfig(ws *checker.Workspace, targets map[string][]*checker.Document, in *checker.Instance, cf *checker.Flag) {
+func resolveTextConfig(configs *configIndex, in *checker.Instance, cf *checker.Flag) {
 	p := path.Clean(cf.Value)
 	if checker.HasPlaceholder(cf.Value) {
 		in.ConfigUnresolved = "--config " + cf.Value + " is a placeholder"
 		return
 	}
-	for _, d := range targets[p] {
+	for _, d := range configs.written[p] {
 		if d.Kind == "KubeProxyConfiguration" {
 			in.Config = d
 			pos, end := d.KindPos()
@@ -280,12 +299,7 @@ func resolveTextConfig(ws *checker.Workspace, targets map[string][]*checker.Docu
 			return
 		}
 	}
-	var cands []*checker.Document
-	for _, d := range ws.Docs {
-		if d.Kind == "KubeProxyConfiguration" && d.Parent == nil && d.File.Parent == nil && path.Base(d.File.Path) == path.Base(p) {
-			cands = append(cands, d)
-		}
-	}
+	cands := configs.byBase[path.Base(p)]
 	if len(cands) == 1 {
 		in.Config = cands[0]
 		pos, end := cands[0].KindPos()

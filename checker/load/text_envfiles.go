@@ -128,7 +128,7 @@ func envFileInstances(ws *checker.Workspace) []*checker.Instance {
 		}
 	}
 	var out []*checker.Instance
-	var targets map[string][]*checker.Document
+	var configs *configIndex
 	for _, f := range ws.Files {
 		if f.Format != checker.FormatText || read[f] || !isEnvFile(f.Path, f.Content) {
 			continue
@@ -153,11 +153,10 @@ func envFileInstances(ws *checker.Workspace) []*checker.Instance {
 		w := env[names[0]].w
 		in.Program, in.ProgramEnd = f.PositionAt(w.Pos), f.PositionAt(w.Pos+len(names[0]))
 		if cf := in.Flag("config"); cf != nil {
-			if targets == nil {
-				targets = heredocTargets(ws)
-				blockTargets(ws, targets)
+			if configs == nil {
+				configs = newConfigIndex(ws)
 			}
-			resolveTextConfig(ws, targets, in, cf)
+			resolveTextConfig(configs, in, cf)
 		}
 		out = append(out, in)
 	}

@@ -95,6 +95,15 @@ var GrowthShapes = []Growth{
 		}
 		return map[string][]byte{"start-kube-proxy.sh": []byte(b.String())}
 	}},
+	{"commands with --config and configurations", func(n int) map[string][]byte {
+		var script, docs strings.Builder
+		script.WriteString("#!/bin/sh\n")
+		for i := range n {
+			fmt.Fprintf(&script, "[ \"$NODE\" = n%d ] && kube-proxy --config=/etc/kubernetes/kube-proxy.yaml\n", i)
+			fmt.Fprintf(&docs, "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nclusterCIDR: 10.%d.0.0/16\n---\n", i%250)
+		}
+		return map[string][]byte{"start.sh": []byte(script.String()), "kube-proxy.yaml": []byte(docs.String())}
+	}},
 	{"flag file lines", func(n int) map[string][]byte {
 		var b strings.Builder
 		for i := range n {
