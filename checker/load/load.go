@@ -202,7 +202,7 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	identify(d)
 	if p := decodeTyped(d); p != nil {
 		probs = append(probs, *p)
-	} else if _, typed := knownTypes[typeKey{groupOf(d.APIVersion), d.Kind}]; !typed && bytes.IndexByte(d.File.Content, '*') >= 0 {
+	} else if _, typed := knownTypes[typeKey{groupOf(d.APIVersion), d.Kind}]; !typed && d.Contains("*") {
 		// Only aliases make the generic form fail (recursion, expansion beyond the budget):
 		// report it here, once, rather than in every rule that reads the document.
 		if _, err := d.Generic(); err != nil {
