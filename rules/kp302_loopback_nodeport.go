@@ -337,7 +337,7 @@ func kp302RegistryUses(ws *checker.Workspace) []kp302Use {
 				}
 			}
 		case d.Kind == "" && d.Node != nil && d.Contains("[host."):
-			walkScalars(d.Node, make(checker.Path, 0, 16), 0, func(n *yaml.Node, p checker.Path) {
+			walkScalars(d.Node, func(n *yaml.Node, p checker.Path) {
 				if !hostsTOMLRe.MatchString(n.Value) || !mayHoldLoopback(n.Value) {
 					return
 				}
@@ -379,26 +379,15 @@ func scalarLines(s string) []struct {
 	return out
 }
 
-// walkScalars calls fn for every multi-line string scalar under n. p is the walk's stack:
-// fn copies the path it keeps.
-func walkScalars(n *yaml.Node, p checker.Path, depth int, fn func(*yaml.Node, checker.Path)) {
-	if n == nil || depth > 64 {
-		return
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			walkScalars(n.Content[i+1], append(p, n.Content[i].Value), depth+1, fn)
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			walkScalars(c, append(p, strconv.Itoa(i)), depth+1, fn)
-		}
-	case yaml.ScalarNode:
-		if strings.Contains(n.Value, "\n") {
+// walkScalars calls fn for every multi-line string scalar under n, with the walk's path
+// (checker.WalkNodes: fn copies the path it keeps).
+func walkScalars(n *yaml.Node, fn func(*yaml.Node, checker.Path)) {
+	checker.WalkNodes(n, nil, 64, func(p checker.Path, n *yaml.Node) bool {
+		if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "\n") {
 			fn(n, p)
 		}
-	}
+		return true
+	})
 }
 
 // mayHoldLoopback is a cheap pre-check before the scan.

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -137,39 +136,15 @@ type ruleGroupsKey struct{ d *checker.Document }
 
 func findRuleGroups(d *checker.Document) []ruleGroup {
 	var out []ruleGroup
-	// path is the walk's stack, shared by every call: only what is kept is copied (groupsOf
-	// appends with Path.Append, which copies). Copying the path at every node was most of
-	// the cost of KP501, the rule phase's longest rule on large trees.
-	var path checker.Path
-	var walk func(n *yaml.Node, depth int)
-	walk = func(n *yaml.Node, depth int) {
-		if n == nil || depth > maxWalkDepth {
-			return
-		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				path = append(path, k.Value)
-				if k.Value == "groups" && v.Kind == yaml.SequenceNode {
-					if gs := groupsOf(d, v, path); len(gs) > 0 {
-						out = append(out, gs...)
-						path = path[:len(path)-1]
-						continue
-					}
-				}
-				walk(v, depth+1)
-				path = path[:len(path)-1]
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				path = append(path, strconv.Itoa(i))
-				walk(c, depth+1)
-				path = path[:len(path)-1]
+	checker.WalkNodes(d.Node, nil, maxWalkDepth, func(path checker.Path, n *yaml.Node) bool {
+		if path.Last() == "groups" && n.Kind == yaml.SequenceNode {
+			if gs := groupsOf(d, n, path); len(gs) > 0 {
+				out = append(out, gs...)
+				return false
 			}
 		}
-	}
-	walk(d.Node, 0)
+		return true
+	})
 	return out
 }
 
@@ -210,54 +185,34 @@ func groupsOf(d *checker.Document, seq *yaml.Node, path checker.Path) []ruleGrou
 // templating variables.
 func dashboardExprs(d *checker.Document) []promExpr {
 	var out []promExpr
-	// path is the walk's stack, as in ruleGroups; Path.Append copies what is kept.
-	var path checker.Path
-	var walk func(n *yaml.Node, depth int)
-	walk = func(n *yaml.Node, depth int) {
-		if n == nil || depth > maxWalkDepth {
-			return
-		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				path = append(path, k.Value)
-				switch {
-				case k.Value == "targets" && v.Kind == yaml.SequenceNode:
-					for j, t := range v.Content {
-						if _, e := checker.LookupNode(t, checker.Path{"expr"}); e != nil && e.Kind == yaml.ScalarNode {
-							out = append(out, promExpr{doc: d, node: e, path: path.Append(j, "expr")})
-						}
-					}
-				case k.Value == "templating" && v.Kind == yaml.MappingNode:
-					_, list := checker.LookupNode(v, checker.Path{"list"})
-					if list != nil && list.Kind == yaml.SequenceNode {
-						for j, t := range list.Content {
-							q := path.Append("list", j, "query")
-							_, e := checker.LookupNode(t, checker.Path{"query"})
-							if e != nil && e.Kind == yaml.MappingNode {
-								_, e = checker.LookupNode(e, checker.Path{"query"})
-								q = q.Append("query")
-							}
-							if e != nil && e.Kind == yaml.ScalarNode {
-								out = append(out, promExpr{doc: d, node: e, path: q})
-							}
-						}
-					}
-				default:
-					walk(v, depth+1)
+	checker.WalkNodes(d.Node, nil, maxWalkDepth, func(path checker.Path, n *yaml.Node) bool {
+		switch {
+		case path.Last() == "targets" && n.Kind == yaml.SequenceNode:
+			for j, t := range n.Content {
+				if _, e := checker.LookupNode(t, checker.Path{"expr"}); e != nil && e.Kind == yaml.ScalarNode {
+					out = append(out, promExpr{doc: d, node: e, path: path.Append(j, "expr")})
 				}
-				path = path[:len(path)-1]
 			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				path = append(path, strconv.Itoa(i))
-				walk(c, depth+1)
-				path = path[:len(path)-1]
+			return false
+		case path.Last() == "templating" && n.Kind == yaml.MappingNode:
+			_, list := checker.LookupNode(n, checker.Path{"list"})
+			if list != nil && list.Kind == yaml.SequenceNode {
+				for j, t := range list.Content {
+					q := path.Append("list", j, "query")
+					_, e := checker.LookupNode(t, checker.Path{"query"})
+					if e != nil && e.Kind == yaml.MappingNode {
+						_, e = checker.LookupNode(e, checker.Path{"query"})
+						q = q.Append("query")
+					}
+					if e != nil && e.Kind == yaml.ScalarNode {
+						out = append(out, promExpr{doc: d, node: e, path: q})
+					}
+				}
 			}
+			return false
 		}
-	}
-	walk(d.Node, 0)
+		return true
+	})
 	return out
 }
 
