@@ -20,23 +20,13 @@ func Terminal(s string) string {
 	if !needsTerminalEscape(s) {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			writeHexByte(&b, s[i])
-		case unsafeRune(r):
-			writeEscape(&b, r)
-		case r == '#' && strings.HasPrefix(s[i:], "##["):
+	return escapeRunes(s, func(b *strings.Builder, s string, i int, r rune) int {
+		if r == '#' && strings.HasPrefix(s[i:], "##[") {
 			b.WriteString(`#\x23[`)
-			size = 3
-		default:
-			b.WriteString(s[i : i+size])
+			return 3
 		}
-		i += size
-	}
-	return b.String()
+		return 0
+	})
 }
 
 // TerminalLine is Terminal for text that starts a line of output: a line whose first
@@ -80,9 +70,7 @@ func GitHubProperty(s string) string {
 }
 
 func githubEscape(s string, property bool) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+	return escapeRunes(s, func(b *strings.Builder, s string, i int, r rune) int {
 		switch {
 		case r == '%':
 			b.WriteString("%25")
@@ -96,17 +84,12 @@ func githubEscape(s string, property bool) string {
 			b.WriteString("%2C")
 		case r == '#' && strings.HasPrefix(s[i:], "##["):
 			b.WriteString(`#\x23[`)
-			size = 3
-		case r == utf8.RuneError && size == 1:
-			writeHexByte(&b, s[i])
-		case unsafeRune(r):
-			writeEscape(&b, r)
+			return 3
 		default:
-			b.WriteString(s[i : i+size])
+			return 0
 		}
-		i += size
-	}
-	return b.String()
+		return 1
+	})
 }
 
 // Markdown makes text inert in GitHub-flavoured Markdown (job summaries, pull-request
@@ -115,9 +98,7 @@ func githubEscape(s string, property bool) string {
 // reference) get a zero-width space after them, since GitHub links those in rendered text,
 // escaped or not; line breaks become spaces and other controls visible escapes.
 func Markdown(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+	return escapeRunes(s, func(b *strings.Builder, s string, i int, r rune) int {
 		switch {
 		case r == '@':
 			b.WriteString("@&#8203;")
@@ -133,16 +114,11 @@ func Markdown(s string) string {
 			b.WriteRune(r)
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteByte(' ')
-		case r == utf8.RuneError && size == 1:
-			writeHexByte(&b, s[i])
-		case unsafeRune(r):
-			writeEscape(&b, r)
 		default:
-			b.WriteString(s[i : i+size])
+			return 0
 		}
-		i += size
-	}
-	return b.String()
+		return 1
+	})
 }
 
 // MarkdownURL makes a URL safe as a Markdown link destination: every byte but letters,
@@ -174,9 +150,7 @@ func MarkdownURL(u string) string {
 // (SARIF 3.11.6) and are backslash-escaped (with a backslash before them), and control and
 // bidi characters other than line breaks become visible escapes.
 func SARIFText(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+	return escapeRunes(s, func(b *strings.Builder, s string, i int, r rune) int {
 		switch {
 		case r == '[' || r == ']':
 			b.WriteByte('\\')
@@ -185,6 +159,26 @@ func SARIFText(s string) string {
 			b.WriteString(`\\`)
 		case r == '\n':
 			b.WriteByte('\n')
+		default:
+			return 0
+		}
+		return 1
+	})
+}
+
+// escapeRunes is the loop every escaper shares: for each rune of s, special may write its
+// own escape and return how many bytes of s it stands for (0 when the rune is not special to
+// it); otherwise an invalid byte becomes \xNN, an unsafe character (unsafeRune) a visible
+// escape, and anything else is copied.
+func escapeRunes(s string, special func(b *strings.Builder, s string, i int, r rune) int) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if n := special(&b, s, i, r); n > 0 {
+			i += n
+			continue
+		}
+		switch {
 		case r == utf8.RuneError && size == 1:
 			writeHexByte(&b, s[i])
 		case unsafeRune(r):
