@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -446,7 +447,7 @@ func kp302TextUses(ws *checker.Workspace) []kp302Use {
 		}
 		for _, lr := range pending {
 			for _, r := range lr.refs {
-				if forwarded[r.Port] || kp302PathSegment(lr.code, r) {
+				if forwarded[r.Port] || kp302PathSegment(lr.code, r) || kp302SearchPattern(lr.code, r) {
 					continue
 				}
 				out = append(out, kp302Use{
@@ -466,6 +467,30 @@ func kp302PathSegment(s string, r loopbackRef) bool {
 		return false
 	}
 	return r.From < 2 || s[r.From-2] != '/'
+}
+
+// kp302SearchPattern reports whether the address at r is an argument of a search command
+// (grep and its kin) on its line: `grep -qs localhost:32000 /etc/docker/daemon.json` looks
+// for the text, it does not connect.
+func kp302SearchPattern(s string, r loopbackRef) bool {
+	seg := s[:r.From]
+	for _, sep := range []string{"|", ";", "&&", "$(", "`", "(", "{"} {
+		if i := strings.LastIndex(seg, sep); i >= 0 {
+			seg = seg[i+len(sep):]
+		}
+	}
+	for _, w := range strings.Fields(seg) {
+		switch w {
+		case "if", "!", "then", "do", "while", "until", "elif", "else", "sudo", "command":
+			continue
+		}
+		switch path.Base(w) {
+		case "grep", "egrep", "fgrep", "zgrep", "rg", "ag":
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // kp302ScrapeUses finds loopback targets in standalone Prometheus configurations
