@@ -182,26 +182,63 @@ func TestFeatureGatesYAML11AndFlags(t *testing.T) {
 	}
 }
 
-func TestScopes(t *testing.T) {
-	ws := &Workspace{Scopes: []string{"clusters/a", "clusters/b", "clusters/b/overlays/prod"}}
-	for file, want := range map[string]string{
-		"clusters/a/kube-proxy.yaml":             "clusters/a",
-		"clusters/a/sub/dir/x.yaml":              "clusters/a",
-		"clusters/ab/x.yaml":                     "",
-		"clusters/b/overlays/prod/x.yaml":        "clusters/b/overlays/prod",
-		"clusters/b/overlays/staging/x.yaml":     "clusters/b",
-		"README.yaml":                            "",
-		"clusters/b/overlays/prod/deeper/y.yaml": "clusters/b/overlays/prod",
+// TestClusterOf checks the lookup of the cluster model: the deepest root above a file in the
+// file's own self-contained tree, one-file clusters, declared globs; shared files see only
+// the shared files of their own directory.
+func TestClusterOf(t *testing.T) {
+	ws := &Workspace{}
+	a := &Cluster{Name: "clusters/a", Root: "clusters/a"}
+	b := &Cluster{Name: "clusters/b", Root: "clusters/b"}
+	prod := &Cluster{Name: "clusters/b/overlays/prod", Root: "clusters/b/overlays/prod", Unit: "clusters/b/overlays/prod"}
+	kind := &Cluster{Name: "dev/kind.yaml", Root: "dev", File: "dev/kind.yaml"}
+	decl := &Cluster{Name: "edge", Declared: true, Paths: []string{"edge/**/*.yaml", "nodes/edge-*"}}
+	ws.SetClusters([]*Cluster{a, b, prod, kind, decl}, map[string]*Cluster{"dev/kind.yaml": kind})
+	for file, want := range map[string]*Cluster{
+		"clusters/a/kube-proxy.yaml":             a,
+		"clusters/a/sub/dir/x.yaml":              a,
+		"clusters/ab/x.yaml":                     nil,
+		"clusters/b/overlays/prod/x.yaml":        prod,
+		"clusters/b/overlays/staging/x.yaml":     nil, // another overlay: its own tree
+		"clusters/b/base/x.yaml":                 b,
+		"README.yaml":                            nil,
+		"clusters/b/overlays/prod/deeper/y.yaml": prod,
+		"dev/kind.yaml":                          kind,
+		"dev/kind-bpf.yaml":                      nil,
+		"edge/a/b.yaml":                          decl,
+		"nodes/edge-1.json":                      decl,
+		"nodes/prod-1.json":                      nil,
 	} {
-		if got := ws.ScopeOf(file); got != want {
-			t.Errorf("ScopeOf(%s) = %q, want %q", file, got, want)
+		if got := ws.ClusterOf(file); got != want {
+			t.Errorf("ClusterOf(%s) = %v, want %v", file, got, want)
 		}
 	}
-	if ws.SameScope("clusters/a/x.yaml", "clusters/b/y.yaml") {
-		t.Error("two clusters share a scope")
+	if ws.SameScope("clusters/a/x.yaml", "clusters/b/y.yaml") || ws.SameScope("shared/x.yaml", "clusters/a/x.yaml") {
+		t.Error("evidence crosses a cluster boundary")
 	}
-	if !ws.SameScope("clusters/b/overlays/prod/x.yaml", "clusters/b/base.yaml") || !ws.SameScope("shared/x.yaml", "clusters/a/x.yaml") {
-		t.Error("a scope does not see its enclosing scope")
+	if !ws.SameScope("shared/x.yaml", "shared/y.yaml") || ws.SameScope("shared/x.yaml", "monitoring/y.yaml") {
+		t.Error("shared files of one directory must see each other, and only those")
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	for _, c := range []struct {
+		glob, file string
+		want       bool
+	}{
+		{"clusters/prod", "clusters/prod/a/b.yaml", true},
+		{"clusters/prod/", "clusters/prod/a.yaml", true},
+		{"clusters/prod", "clusters/production/a.yaml", false},
+		{"clusters/*/kubeadm.yaml", "clusters/x/kubeadm.yaml", true},
+		{"**/kind.yaml", "a/b/kind.yaml", true},
+		{"**/kind.yaml", "kind.yaml", true},
+		{"a/**/c.yaml", "a/c.yaml", true},
+		{"a/**/c.yaml", "a/x/y/c.yaml", true},
+		{"a/*.yaml", "a/x/y.yaml", false},
+		{"[", "x", false},
+	} {
+		if got := GlobMatch(c.glob, c.file); got != c.want {
+			t.Errorf("GlobMatch(%q, %q) = %v, want %v", c.glob, c.file, got, c.want)
+		}
 	}
 }
 

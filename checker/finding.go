@@ -27,6 +27,9 @@ type Finding struct {
 	// Target is the Kubernetes version the finding was checked at and where it came from
 	// (the target of its scope); set by Pass.Report. Formats show it on their own terms.
 	Target *Target `json:"-"`
+	// Cluster names the cluster the finding is about (checker.Cluster.Name), "" for a shared
+	// file.
+	Cluster string `json:"-"`
 	// Suppressions say why a finding is not reported (inline comment, annotation or config
 	// exclusion); set only on the findings of engine.Outcome.Suppressed.
 	Suppressions []Suppression `json:"suppressions,omitempty"`

@@ -203,19 +203,18 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// NodesFor returns the nodes that belong to a cluster scope: the nodes given for it, or for a
-// directory above it (--nodes), and the Node objects of the repository in the same scope and
-// self-contained tree (UnitOf of unitFile, a file of the scope). Sorted by pool, then name.
-func (ws *Workspace) NodesFor(scope, unitFile string) []Node {
+// NodesFor returns the nodes of a cluster: the nodes given for it with --nodes (for its
+// name, its root or a directory inside it, or for every cluster when given without one) and the
+// Node objects of the repository in the cluster's files. Sorted by pool, then name.
+func (ws *Workspace) NodesFor(c *Cluster) []Node {
 	var out []Node
-	unit := UnitOf(unitFile)
 	for _, n := range ws.Nodes {
 		switch {
 		case n.Explicit:
-			if n.Scope != "" && !isDirPrefix(n.Scope, scope) {
+			if n.Scope != "" && !ws.NodesScopeIs(n.Scope, c) {
 				continue
 			}
-		case UnitOf(n.Pos.Filename) != unit || !ScopesOverlap(n.Scope, scope):
+		case c == nil || ws.ClusterOf(n.Pos.Filename) != c:
 			continue
 		}
 		out = append(out, n)
@@ -227,6 +226,19 @@ func (ws *Workspace) NodesFor(scope, unitFile string) []Node {
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// NodesScopeIs reports whether the scope of a --nodes SCOPE=FILE names cluster c: its name,
+// its root, or a directory or file inside it.
+func (ws *Workspace) NodesScopeIs(scope string, c *Cluster) bool {
+	if c == nil {
+		return false
+	}
+	scope = strings.TrimSuffix(strings.TrimPrefix(scope, "./"), "/")
+	if scope == c.Name || (c.File == "" && c.Virtual() == "" && scope == c.Root) || scope == c.File {
+		return true
+	}
+	return ws.ClusterOf(scope) == c || ws.ClusterOf(scope+"/_") == c
 }
 
 // NodePool is the nodes of one pool.

@@ -78,6 +78,20 @@ func (p *Pass) Report(f Finding) {
 	if !f.End.IsValid() {
 		f.End = f.Pos
 	}
+	if f.Target == nil {
+		// The target and cluster of the file as checked: a rendered file's rendering, before
+		// the position moves to the values file that writes it.
+		var t Target
+		if p.bound != nil {
+			t = *p.bound
+		} else {
+			t = p.Workspace.TargetOf(f.Pos.Filename)
+		}
+		f.Target = &t
+	}
+	if f.Cluster == "" {
+		f.Cluster = f.Target.Scope
+	}
 	// A finding in a rendered chart points at the values file or template that writes it.
 	if p.Workspace != nil {
 		p.Workspace.MapFinding(&f)
@@ -87,18 +101,6 @@ func (p *Pass) Report(f Finding) {
 		// A finding's only fix is its preferred fix; saying so keeps outputs explicit.
 		f.Fixes = append([]Fix(nil), f.Fixes...)
 		f.Fixes[0].Preferred = true
-	}
-	if f.Target == nil {
-		var t Target
-		if p.bound != nil {
-			t = *p.bound
-		} else {
-			t = p.Workspace.TargetOf(f.Pos.Filename)
-		}
-		if len(p.Workspace.Rendered) > 0 {
-			t.Scope = p.Workspace.RealScope(t.Scope)
-		}
-		f.Target = &t
 	}
 	if strings.HasPrefix(f.RuleID, "KP") && NamesVersion(f.Message) && !strings.Contains(f.Message, clauseStart) {
 		// A built-in message that names the release a problem arrives in also says which

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"path"
 	"sort"
 	"strings"
 )
@@ -61,6 +62,20 @@ func (ws *Workspace) RealScope(scope string) string {
 		}
 	}
 	return scope
+}
+
+// RenderRoot returns the rendering a virtual file belongs to: its virtual root directory, the
+// chart's real directory and the values variant it was rendered with ("values.yaml",
+// "values-prod.yaml").
+func (ws *Workspace) RenderRoot(file string) (root, real, variant string, ok bool) {
+	for r, re := range ws.renderRoots {
+		if isDirPrefix(r, file) {
+			v := path.Base(r)
+			v = strings.ReplaceAll(strings.TrimPrefix(v, "@"), "|", "/")
+			return r, re, v, true
+		}
+	}
+	return "", "", "", false
 }
 
 // RenderedFile returns the rendered virtual file named path, or nil.

@@ -211,16 +211,11 @@ func (in *Instance) KubeProxyRemains() bool {
 		(ins.Mode != nil && ins.Mode != ins.Disabled)
 }
 
-// ScopeOfInstance returns the scope of an instance: its workload's, else its source file's,
-// else its configuration's.
+// ScopeOfInstance returns the name of the cluster of an instance (InstanceCluster), "" when
+// it is in no cluster.
 func (ws *Workspace) ScopeOfInstance(in *Instance) string {
-	switch {
-	case in.Workload != nil:
-		return ws.ScopeOf(in.Workload.File.Outer().Path)
-	case in.Source != nil:
-		return ws.ScopeOf(in.Source.Path)
-	case in.Config != nil:
-		return ws.ScopeOf(in.Config.File.Outer().Path)
+	if c := ws.InstanceCluster(in); c != nil {
+		return c.Name
 	}
 	return ""
 }
@@ -234,23 +229,20 @@ func OtherCluster(r *Replacement, in *Instance) bool {
 	return r.Instance != nil && in.Installer != nil && r.Instance != in
 }
 
-// ScopesOverlap reports whether two scope directories see each other: equal, either the
-// repository root scope, or one below the other (the scope relation of SameScope).
-func ScopesOverlap(a, b string) bool {
-	return a == "" || b == "" || isDirPrefix(a, b) || isDirPrefix(b, a)
-}
-
 // Replaced is the replacement view of a workspace, computed once per run: the signs that
 // kube-proxy is replaced and the scopes where it is replaced and nothing runs or configures
 // kube-proxy any more. The kube-proxy rules are quiet in those scopes (see Quiet).
 type Replaced struct {
 	// All lists the signs, as Workspace.Replacements returns them.
 	All []Replacement
-	// Conflicting[i] is true when kube-proxy remains in the scope of All[i] (always for a
+	// Conflicting[i] is true when kube-proxy remains in the cluster of All[i] (always for a
 	// kube-proxy pinned to non-Calico nodes, which still serves the other nodes).
 	Conflicting []bool
-	ws          *Workspace
-	quiet       []int // indices into All
+	// Clusters[i] is the cluster of All[i], nil for a sign in a shared file: it speaks for no
+	// cluster, so it neither conflicts with nor quiets anything.
+	Clusters []*Cluster
+	ws       *Workspace
+	quiet    []int // indices into All
 	// installers maps the real file of each installer configuration to its instances.
 	installers map[string][]*Instance
 }
@@ -267,49 +259,52 @@ func (ws *Workspace) Replaced() *Replaced {
 		}
 	}
 	type place struct {
-		scope, unit string
-		in          *Instance
+		c  *Cluster
+		in *Instance
 	}
 	remain := make([]place, 0, len(ws.Instances))
 	for _, in := range ws.Instances {
 		if in.KubeProxyRemains() {
-			remain = append(remain, place{ws.ScopeOfInstance(in), UnitOf(instanceFile(in)), in})
+			if c := ws.InstanceCluster(in); c != nil {
+				remain = append(remain, place{c, in})
+			}
 		}
 	}
 	r.Conflicting = make([]bool, len(r.All))
+	r.Clusters = make([]*Cluster, len(r.All))
 	for i := range r.All {
 		rep := &r.All[i]
+		rc := ws.ClusterOf(rep.File)
+		r.Clusters[i] = rc
 		c := rep.Workload != nil
-		s, u := ws.ScopeOf(rep.File), UnitOf(rep.File)
 		for _, is := range remain {
-			if c || rep.Managed {
+			if c || rep.Managed || rc == nil {
 				break
 			}
-			c = is.unit == u && ScopesOverlap(is.scope, s) && !OtherCluster(rep, is.in)
+			c = is.c == rc && !OtherCluster(rep, is.in)
 		}
 		r.Conflicting[i] = c
-		if !c {
+		if !c && rc != nil {
 			r.quiet = append(r.quiet, i)
 		}
 	}
 	return r
 }
 
-// Quiet returns the replacement that silences the kube-proxy rules for file: one whose scope
-// holds the file's scope, in the same self-contained tree (UnitOf), and in which nothing
-// runs or configures kube-proxy. A file in the repository root scope is quiet only when the
-// replacement is in the root scope too, since the root is shared by every cluster below it.
+// Quiet returns the replacement that silences the kube-proxy rules for file: one in the
+// file's cluster in which nothing runs or configures kube-proxy. Shared files are never quiet:
+// they take no cluster's evidence.
 func (r *Replaced) Quiet(file string) (*Replacement, bool) {
 	if len(r.quiet) == 0 {
 		return nil, false
 	}
 	file = path.Clean(file)
-	s, u := r.ws.ScopeOf(file), UnitOf(file)
+	fc := r.ws.ClusterOf(file)
+	if fc == nil {
+		return nil, false
+	}
 	for _, i := range r.quiet {
-		if UnitOf(r.All[i].File) != u || r.otherCluster(&r.All[i], file) {
-			continue
-		}
-		if q := r.ws.ScopeOf(r.All[i].File); q == "" || isDirPrefix(q, s) {
+		if r.Clusters[i] == fc && !r.otherCluster(&r.All[i], file) {
 			return &r.All[i], true
 		}
 	}

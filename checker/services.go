@@ -130,14 +130,12 @@ func (ws *Workspace) NodePortRange(file string) PortRange {
 // NodePortRangeOf picks the range that applies to file from ranges (as NodePortRanges
 // returns them), so that a rule looking up many files scans the workspace once.
 func (ws *Workspace) NodePortRangeOf(ranges []PortRange, file string) PortRange {
-	best, bestScope := DefaultNodePortRange, -1
 	for _, r := range ranges {
-		// The range of the nearest scope wins: a cluster's own over a shared base's.
-		if s := ws.ScopeOf(r.Pos.Filename); ws.SameScope(file, r.Pos.Filename) && len(s) > bestScope {
-			best, bestScope = r, len(s)
+		if ws.SameCluster(file, r.Pos.Filename) {
+			return r
 		}
 	}
-	return best
+	return DefaultNodePortRange
 }
 
 // NodePortRanges returns every configured NodePort range in the workspace, in file order.
@@ -260,15 +258,15 @@ var workloadPodSpecs = map[string]Path{
 // WorkloadPodSpec returns the path of the pod spec in a workload document of kind, or nil.
 func WorkloadPodSpec(kind string) Path { return workloadPodSpecs[kind] }
 
-// ScopeIndex answers ScopeOf and SameScope for many files at the cost of one ScopeOf per
-// distinct file: rules that compare every use with every kube-proxy (KP302) stay linear in
-// the number of files. It is not safe for concurrent use; each rule run makes its own.
+// ScopeIndex answers ScopeOf and SameScope for many files at the cost of one cluster lookup
+// per distinct file: rules that compare every use with every kube-proxy (KP302) stay linear
+// in the number of files. It is not safe for concurrent use; each rule run makes its own.
 type ScopeIndex struct {
 	ws    *Workspace
 	cache map[string]scopeEntry
 }
 
-type scopeEntry struct{ scope, unit string }
+type scopeEntry struct{ scope, key string }
 
 // NewScopeIndex returns an empty index over ws.
 func (ws *Workspace) NewScopeIndex() *ScopeIndex {
@@ -278,7 +276,7 @@ func (ws *Workspace) NewScopeIndex() *ScopeIndex {
 func (x *ScopeIndex) entry(file string) scopeEntry {
 	e, ok := x.cache[file]
 	if !ok {
-		e = scopeEntry{x.ws.ScopeOf(file), UnitOf(file)}
+		e = scopeEntry{x.ws.ScopeOf(file), x.ws.ClusterKey(file)}
 		x.cache[file] = e
 	}
 	return e
@@ -287,22 +285,10 @@ func (x *ScopeIndex) entry(file string) scopeEntry {
 // Of returns ws.ScopeOf(file), computed once per file.
 func (x *ScopeIndex) Of(file string) string { return x.entry(file).scope }
 
-// Class returns a key shared by the files whose scope and self-contained tree (UnitOf) are
-// those of file: Same answers alike for all of them, so what is derived from a file's scope
-// can be cached by its class.
-func (x *ScopeIndex) Class(file string) string {
-	e := x.entry(file)
-	return e.unit + "\x00" + e.scope
-}
+// Class returns a key shared by the files that see each other's evidence (Workspace.ClusterKey):
+// Same answers alike for all of them, so what is derived from a file's cluster can be cached
+// by its class.
+func (x *ScopeIndex) Class(file string) string { return x.entry(file).key }
 
 // Same returns ws.SameScope(a, b).
-func (x *ScopeIndex) Same(a, b string) bool {
-	ea, eb := x.entry(a), x.entry(b)
-	if ea.unit != eb.unit {
-		return false
-	}
-	sa, sb := ea.scope, eb.scope
-	return sa == sb || sa == "" || sb == "" ||
-		(len(sa) > len(sb) && sa[len(sb)] == '/' && strings.HasPrefix(sa, sb)) ||
-		(len(sb) > len(sa) && sb[len(sa)] == '/' && strings.HasPrefix(sb, sa))
-}
+func (x *ScopeIndex) Same(a, b string) bool { return x.entry(a).key == x.entry(b).key }

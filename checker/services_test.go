@@ -94,8 +94,13 @@ spec:
 
 // TestScopeIndex keeps ScopeIndex.Same equal to Workspace.SameScope.
 func TestScopeIndex(t *testing.T) {
-	ws := &checker.Workspace{Scopes: []string{"clusters/a", "clusters/a/b", "clusters/ab", "x"}}
-	files := []string{"f.sh", "clusters/a/f", "clusters/a/b/f", "clusters/a/bc/f", "clusters/ab/f", "clusters/f", "x/y/f", "xy/f"}
+	ws := &checker.Workspace{}
+	var cs []*checker.Cluster
+	for _, r := range []string{"clusters/a", "clusters/a/b", "clusters/ab", "x"} {
+		cs = append(cs, &checker.Cluster{Name: r, Root: r})
+	}
+	ws.SetClusters(cs, nil)
+	files := []string{"f.sh", "clusters/a/f", "clusters/a/b/f", "clusters/a/bc/f", "clusters/ab/f", "clusters/f", "x/y/f", "xy/f", "tests/a/f", "tests/b/f"}
 	idx := ws.NewScopeIndex()
 	for _, a := range files {
 		for _, b := range files {

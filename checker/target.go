@@ -6,24 +6,19 @@ import (
 	"strings"
 )
 
-// Targets per scope (RULES.md §1, "Target version per scope"). Every file is checked at the
+// Targets per cluster (RULES.md "Target version per cluster"). Every file is checked at the
 // version of its own cluster, the version the cluster runs or is being upgraded to:
 //
 //  1. --target-version (or the config file) when given;
-//  2. for a file that defines a cluster itself (a kubeadm, kind, kops, eksctl, ... config),
-//     the highest version it names;
-//  3. else the nearest enclosing directory, walking up from the file's own to the repository
-//     root, whose subtree holds a cluster definition: the highest version named in that
-//     subtree, image tags included. So clusters/old and clusters/new each keep their own,
-//     and a one-cluster layout of sibling directories (kube-system/ with a kube-proxy image
-//     still at v1.37, kubeadm/ at v1.40) shares the version it is being upgraded to;
-//  4. else, in a tree without any cluster definition, the highest image tag (or chart
-//     appVersion) of the nearest directory that names one;
-//  5. else DefaultTarget.
+//  2. the cluster's declared version (clusters: in the configuration);
+//  3. the highest version that a cluster definition inside the cluster names (kubeadm
+//     kubernetesVersion, kind node image, kops, Talos, EKS, ... versions), else the highest
+//     version of a component inside it (kube-proxy or control-plane image tags); a chart's
+//     appVersion counts only for that chart's own renderings;
+//  4. else DefaultTarget.
 //
-// A version named inside a self-contained tree (UnitOf: test data, examples, an Ansible role)
-// only counts for files of that tree, so a golden file in pkg/x/testdata never sets the
-// version of the manifests elsewhere.
+// A version found in one cluster never moves another cluster's or a shared file's target:
+// shared files are checked at DefaultTarget (or the configured target).
 
 // VersionSource is a place where the repository names the Kubernetes version of a cluster.
 type VersionSource struct {
@@ -35,6 +30,12 @@ type VersionSource struct {
 	// Cluster is true when the source defines a whole cluster (an installer or cluster
 	// configuration), false for the version of one component (an image tag, a chart).
 	Cluster bool
+	// In is the file the version was found in before positions were mapped out of rendered
+	// files (a chart rendering's virtual file); "" means Pos.Filename.
+	In string `json:"-"`
+	// Chart is set on a chart's appVersion: the chart's directory, whose renderings alone it
+	// counts for.
+	Chart string `json:"-"`
 }
 
 // Target returns the source as a target.
@@ -46,153 +47,115 @@ func (s *VersionSource) Target() Target {
 // targetIndex answers TargetOf; built once by IndexTargets, read-only afterwards, so rules
 // running in parallel can share it.
 type targetIndex struct {
-	// byFile and byDir list indices into VersionSources: the sources of each file, and of
-	// each directory's whole subtree ("" is the repository root).
-	byFile map[string][]int
-	byDir  map[string][]int
-	units  []string // UnitOf of each source's file
-	// dirs caches the target of each directory holding a loaded file.
-	dirs map[string]Target
+	byCluster map[*Cluster]Target
+	shared    Target
 }
 
-// IndexTargets indexes VersionSources and sets Target, the repository's target, unless
-// TargetFixed: the highest version named outside self-contained trees, else DefaultTarget.
-// The loader calls it once every file and scope is known.
+// IndexTargets resolves the target of every cluster and of the shared files, and sets Target,
+// the repository's target, unless TargetFixed: the highest target of a cluster outside
+// self-contained trees, else DefaultTarget. The loader calls it once the clusters are known.
 func (ws *Workspace) IndexTargets() {
-	x := &targetIndex{byFile: map[string][]int{}, byDir: map[string][]int{}, dirs: map[string]Target{}}
-	for i := range ws.VersionSources {
-		f := ws.VersionSources[i].Pos.Filename
-		x.byFile[f] = append(x.byFile[f], i)
-		x.units = append(x.units, UnitOf(f))
-		for d := dirOf(f); ; d = parentDir(d) {
-			x.byDir[d] = append(x.byDir[d], i)
-			if d == "" {
-				break
-			}
+	x := &targetIndex{byCluster: map[*Cluster]Target{}, shared: Target{Version: DefaultTarget, Source: "default"}}
+	ws.targets = x
+	if ws.TargetFixed {
+		return
+	}
+	type best struct{ cluster, component *VersionSource }
+	found := map[*Cluster]*best{}
+	consider := func(c *Cluster, s *VersionSource) {
+		b := found[c]
+		if b == nil {
+			b = &best{}
+			found[c] = b
+		}
+		slot := &b.component
+		if s.Cluster {
+			slot = &b.cluster
+		}
+		if *slot == nil || (*slot).Version.Less(s.Version) {
+			*slot = s
 		}
 	}
-	ws.targets = x
-	// Directories share their ancestors' levels: resolve each level once per tree.
-	levels := map[[2]string]level{}
-	if !ws.TargetFixed {
-		ws.Target = ws.dirTarget("", levels)
-	}
-	for _, f := range ws.Files {
-		if f.Parent != nil {
+	for i := range ws.VersionSources {
+		s := &ws.VersionSources[i]
+		if s.Chart != "" {
+			for _, c := range ws.Clusters {
+				if c.Virtual() != "" && c.Root == s.Chart {
+					consider(c, s)
+				}
+			}
 			continue
 		}
-		if d := dirOf(f.Path); ws.targets.dirs[d].Source == "" {
-			ws.targets.dirs[d] = ws.dirTarget(d, levels)
+		in := s.In
+		if in == "" {
+			in = s.Pos.Filename
+		}
+		if c := ws.ClusterOf(in); c != nil {
+			consider(c, s)
 		}
 	}
-}
-
-// level is what one directory level offers to the files of a tree: its best version and
-// whether a cluster definition is among its sources.
-type level struct {
-	t           Target
-	ok, cluster bool
+	var top *Target
+	for _, c := range ws.Clusters {
+		t := Target{Version: DefaultTarget, Source: "default"}
+		switch b := found[c]; {
+		case c.Version != nil:
+			t = Target{Version: *c.Version, Source: "declared version of cluster " + c.Name}
+			if c.VersionPos != nil {
+				pos := *c.VersionPos
+				t.Source += " at " + pos.String()
+				t.Pos = &pos
+			}
+		case b != nil && b.cluster != nil:
+			t = b.cluster.Target()
+		case b != nil && b.component != nil:
+			t = b.component.Target()
+		}
+		t.Scope = c.Name
+		x.byCluster[c] = t
+		if c.Unit == "" && c.Virtual() == "" && (top == nil || top.Version.Less(t.Version)) {
+			tc := t
+			top = &tc
+		}
+	}
+	if top != nil {
+		ws.Target = *top
+		ws.Target.Scope = ""
+	} else {
+		ws.Target = x.shared
+	}
 }
 
 // TargetOf returns the target of a file (a slash-separated path relative to the root, as in
 // Position.Filename): the version its findings are checked at and where it came from, with
-// Scope set to the file's scope.
+// Scope set to the name of the file's cluster ("" for a shared file).
 func (ws *Workspace) TargetOf(file string) Target {
-	t := ws.targetOf(path.Clean(file))
-	t.Scope = ws.ScopeOf(file)
-	return t
+	c := ws.ClusterOf(file)
+	return ws.ClusterTarget(c)
 }
 
-func (ws *Workspace) targetOf(file string) Target {
-	if ws.TargetFixed || ws.targets == nil {
+// ClusterTarget returns the target of a cluster; nil means the shared files'.
+func (ws *Workspace) ClusterTarget(c *Cluster) Target {
+	var t Target
+	switch {
+	case ws.TargetFixed || ws.targets == nil:
 		if ws.Target.Version == (Version{}) {
-			return Target{Version: DefaultTarget, Source: "default"}
+			t = Target{Version: DefaultTarget, Source: "default"}
+		} else {
+			t = ws.Target
 		}
-		return ws.Target
-	}
-	if own := ws.targets.byFile[file]; ws.anyCluster(own) {
-		t, _ := ws.best(own, "", true)
-		return t
-	}
-	d := dirOf(file)
-	if t, ok := ws.targets.dirs[d]; ok {
-		return t
-	}
-	return ws.dirTarget(d, nil)
-}
-
-// dirTarget resolves the target of the files of directory dir that name no version
-// themselves: the nearest directory at or above dir whose subtree holds a cluster definition
-// that counts for dir, else the nearest one with an image tag. levels, when not nil, caches
-// the levels already resolved (IndexTargets only: afterwards rules read the workspace in
-// parallel).
-func (ws *Workspace) dirTarget(dir string, levels map[[2]string]level) Target {
-	unit := unitOfDir(dir)
-	var fallback *Target
-	for d := dir; ; d = parentDir(d) {
-		l, cached := levels[[2]string{d, unit}]
-		if !cached {
-			l.t, l.ok = ws.best(ws.targets.byDir[d], unit, false)
-			l.cluster = l.ok && ws.anyClusterIn(ws.targets.byDir[d], unit)
-			if levels != nil {
-				levels[[2]string{d, unit}] = l
-			}
-		}
-		if l.cluster {
-			return l.t
-		}
-		if l.ok && fallback == nil {
-			t := l.t
-			fallback = &t
-		}
-		if d == "" {
-			break
+	case c == nil:
+		t = ws.targets.shared
+	default:
+		var ok bool
+		if t, ok = ws.targets.byCluster[c]; !ok {
+			t = ws.targets.shared
 		}
 	}
-	if fallback != nil {
-		return *fallback
+	t.Scope = ""
+	if c != nil {
+		t.Scope = c.Name
 	}
-	return Target{Version: DefaultTarget, Source: "default"}
-}
-
-// anyCluster reports whether one of sources defines a cluster.
-func (ws *Workspace) anyCluster(sources []int) bool {
-	for _, i := range sources {
-		if ws.VersionSources[i].Cluster {
-			return true
-		}
-	}
-	return false
-}
-
-// anyClusterIn reports whether one of sources that counts for unit defines a cluster.
-func (ws *Workspace) anyClusterIn(sources []int, unit string) bool {
-	for _, i := range sources {
-		if u := ws.targets.units[i]; (u == "" || u == unit) && ws.VersionSources[i].Cluster {
-			return true
-		}
-	}
-	return false
-}
-
-// best returns the highest version among sources; on ties a cluster definition over an image
-// tag, then the first in file order. With own false, a source inside a self-contained tree
-// counts only when the tree is unit.
-func (ws *Workspace) best(sources []int, unit string, own bool) (Target, bool) {
-	var b *VersionSource
-	for _, i := range sources {
-		if u := ws.targets.units[i]; !own && u != "" && u != unit {
-			continue
-		}
-		s := &ws.VersionSources[i]
-		if b == nil || b.Version.Less(s.Version) || (b.Version == s.Version && s.Cluster && !b.Cluster) {
-			b = s
-		}
-	}
-	if b == nil {
-		return Target{}, false
-	}
-	return b.Target(), true
+	return t
 }
 
 // InstanceTarget returns the target of a kube-proxy instance: that of the file that anchors it
@@ -217,38 +180,25 @@ func instanceFile(in *Instance) string {
 	return ""
 }
 
-// ScopeTargets lists the targets the files are checked at: one entry per scope and target,
-// sorted by scope and version. A scope has several when files in it name versions of their
-// own (a directory of kops cluster specs, one per cluster).
+// ScopeTargets lists the targets the files are checked at: one entry per cluster, then one
+// for the shared files when there are any, sorted by cluster name ("" for the shared files
+// first).
 func (ws *Workspace) ScopeTargets() []Target {
-	type key struct {
-		scope, source string
-		v             Version
-	}
-	seen := map[key]bool{}
 	var out []Target
-	add := func(t Target) {
-		k := key{t.Scope, t.Source, t.Version}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, t)
-		}
-	}
+	shared := false
 	for _, f := range ws.Files {
-		if f.Parent == nil && f.Path != "-" {
-			add(ws.TargetOf(f.Path))
+		if f.Parent == nil && f.Path != "-" && ws.ClusterOf(f.Path) == nil {
+			shared = true
+			break
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Scope != b.Scope {
-			return a.Scope < b.Scope
-		}
-		if a.Version != b.Version {
-			return a.Version.Less(b.Version)
-		}
-		return a.Source < b.Source
-	})
+	if shared || len(ws.Clusters) == 0 {
+		out = append(out, ws.ClusterTarget(nil))
+	}
+	for _, c := range ws.Clusters {
+		out = append(out, ws.ClusterTarget(c))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Scope < out[j].Scope })
 	return out
 }
 
@@ -261,6 +211,10 @@ var sampleDirs = map[string]bool{
 	// Developer tooling and local environments: hack/ (the Kubernetes convention), dev-setup/.
 	"hack": true, "dev-setup": true,
 }
+
+// alternativeDirs hold alternatives, each its own tree: kustomize overlays (overlays/NAME)
+// and Ansible roles (roles/NAME). Evidence in one overlay never reaches another, nor the base.
+var alternativeDirs = map[string]bool{"roles": true, "overlays": true}
 
 // UnitOf returns the self-contained tree that a file belongs to, "" for none. Such a tree
 // describes clusters of its own, unrelated to the rest of the repository: test data, an
@@ -280,7 +234,7 @@ func unitOfDir(dir string) string {
 	parts := strings.Split(dir, "/")
 	for i := len(parts) - 1; i >= 0; i-- {
 		p := strings.ToLower(parts[i])
-		if sampleDirs[p] || (p == "roles" && i+1 < len(parts)) {
+		if sampleDirs[p] || (alternativeDirs[p] && i+1 < len(parts)) {
 			end := min(i+2, len(parts))
 			return strings.Join(parts[:end], "/")
 		}

@@ -60,17 +60,21 @@ func TestTargetOf(t *testing.T) {
 		"charts/kube-proxy/templates/svc.yaml": svc,
 	}, nil)
 	for file, want := range map[string]string{
-		"clusters/old/kube-system/ds.yaml":     "1.33 kubeadm kubernetesVersion at clusters/old/kubeadm.yaml:3:20",
-		"clusters/new/kube-system/ds.yaml":     "1.41 kubeadm kubernetesVersion at clusters/new/kubeadm/kubeadm.yaml:3:20",
-		"clusters/new/apps/web.yaml":           "1.41 kubeadm kubernetesVersion at clusters/new/kubeadm/kubeadm.yaml:3:20",
-		"clusters/ops/a.yaml":                  "1.36 kubeadm kubernetesVersion at clusters/ops/a.yaml:3:20",
-		"clusters/ops/b.yaml":                  "1.38 kubeadm kubernetesVersion at clusters/ops/b.yaml:3:20",
-		"clusters/ops/shared.yaml":             "1.38 kubeadm kubernetesVersion at clusters/ops/b.yaml:3:20",
-		"pkg/agent/testdata/svc.yaml":          "1.44 kubeadm kubernetesVersion at pkg/agent/testdata/kubeadm.yaml:3:20",
-		"charts/kube-proxy/templates/svc.yaml": "1.41 kubeadm kubernetesVersion at clusters/new/kubeadm/kubeadm.yaml:3:20",
-		// The repository's highest outside test data and examples.
-		"README.yaml":          "1.41 kubeadm kubernetesVersion at clusters/new/kubeadm/kubeadm.yaml:3:20",
-		"edge/kube-proxy.yaml": "1.41 kubeadm kubernetesVersion at clusters/new/kubeadm/kubeadm.yaml:3:20",
+		"clusters/old/kube-system/ds.yaml": "1.33 kubeadm kubernetesVersion at clusters/old/kubeadm.yaml:3:20",
+		"clusters/new/kube-system/ds.yaml": "1.41 kubeadm kubernetesVersion at clusters/new/kubeadm/kubeadm.yaml:3:20",
+		"clusters/new/apps/web.yaml":       "1.41 kubeadm kubernetesVersion at clusters/new/kubeadm/kubeadm.yaml:3:20",
+		// Two kubeadm configurations side by side are two clusters; the file beside them is
+		// shared, at the default.
+		"clusters/ops/a.yaml":         "1.36 kubeadm kubernetesVersion at clusters/ops/a.yaml:3:20",
+		"clusters/ops/b.yaml":         "1.38 kubeadm kubernetesVersion at clusters/ops/b.yaml:3:20",
+		"clusters/ops/shared.yaml":    "1.40 default",
+		"pkg/agent/testdata/svc.yaml": "1.44 kubeadm kubernetesVersion at pkg/agent/testdata/kubeadm.yaml:3:20",
+		// A chart's appVersion counts only for its own renderings; shared files take no
+		// cluster's version.
+		"charts/kube-proxy/templates/svc.yaml": "1.40 default",
+		"README.yaml":                          "1.40 default",
+		// A deployed kube-proxy with no cluster definition above it is its own cluster.
+		"edge/kube-proxy.yaml": "1.37 kube-proxy image tag at edge/kube-proxy.yaml:10:16",
 	} {
 		tg := ws.TargetOf(file)
 		if got := tg.Version.String() + " " + tg.Source; got != want {
@@ -81,7 +85,8 @@ func TestTargetOf(t *testing.T) {
 		t.Errorf("repository target %s, want 1.41", got)
 	}
 
-	// Without any cluster definition, image tags and chart versions decide, nearest first.
+	// Without any cluster definition, each deployed kube-proxy is a cluster of its own, at the
+	// version of its image; shared files stay at the default.
 	ws = load.Files(map[string][]byte{
 		"edge/kube-proxy.yaml":                 ds("v1.37.0"),
 		"core/kube-proxy.yaml":                 ds("v1.38.0"),
@@ -92,8 +97,9 @@ func TestTargetOf(t *testing.T) {
 	}, nil)
 	for file, want := range map[string]string{
 		"edge/kube-proxy.yaml":                 "1.37 kube-proxy image tag at edge/kube-proxy.yaml:10:16",
-		"charts/kube-proxy/templates/svc.yaml": "1.39 kube-proxy chart appVersion at charts/kube-proxy/Chart.yaml:4:13",
-		"README.yaml":                          "1.39 kube-proxy chart appVersion at charts/kube-proxy/Chart.yaml:4:13",
+		"core/kube-proxy.yaml":                 "1.38 kube-proxy image tag at core/kube-proxy.yaml:10:16",
+		"charts/kube-proxy/templates/svc.yaml": "1.40 default",
+		"README.yaml":                          "1.40 default",
 		"test/e2e/kind.yaml":                   "1.45 kind node image at test/e2e/kind.yaml:5:10",
 	} {
 		tg := ws.TargetOf(file)

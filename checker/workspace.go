@@ -31,9 +31,9 @@ type Workspace struct {
 	// VersionSources lists where the repository names Kubernetes versions, in file order.
 	VersionSources []VersionSource
 	targets        *targetIndex
-	// Scopes are the directories that hold a cluster definition (see ScopeOf), sorted.
-	Scopes   []string
-	scopeSet map[string]bool
+	// Clusters are the clusters of the repository (see cluster.go), sorted by name.
+	Clusters []*Cluster
+	clusters *clusterIndex
 	// Problems are load problems: files that could not be read or decoded.
 	Problems []LoadProblem
 	// Nodes is the node inventory: Node objects in the repository and the nodes given with

@@ -54,11 +54,11 @@ package kube_proxy_lint.rules.kp601
 
 import data.kube_proxy_lint
 
-same_scope(a, b) if a == b
-same_scope(a, _) if a == ""
-same_scope(_, b) if b == ""
-same_scope(a, b) if startswith(a, concat("", [b, "/"]))
-same_scope(a, b) if startswith(b, concat("", [a, "/"]))
+# A replacement speaks for its own cluster only; a shared file ("" scope) belongs to none.
+same_scope(a, b) if {
+	a != ""
+	a == b
+}
 
 # pinned are the workloads that carry their own replacement signal (the non-calico pin).
 pinned contains r.workload if {
@@ -82,7 +82,6 @@ replaced_by(inst) := [r |
 	some r in kube_proxy_lint.replacements
 	not r.workload
 	not r.managed
-	r.unit == inst.unit
 	same_scope(r.scope, inst.scope)
 	not other_cluster(r, inst)
 ]
@@ -183,7 +182,7 @@ leftovers(inst) := array.concat(
 # The replacement itself, when nothing in its scope runs or configures kube-proxy: the
 # kube-proxy rules are quiet there (the engine computes the same from the same signs).
 findings contains {
-	"msg": sprintf("%s: kube-proxy settings in this scope have no effect; kube-proxy rules are quiet here", [r.message]),
+	"msg": sprintf("%s: kube-proxy settings in this cluster have no effect; kube-proxy rules are quiet here", [r.message]),
 	"path": r.path,
 	"at": "key",
 	"severity": "info",
@@ -192,6 +191,21 @@ findings contains {
 	r.doc.id == input.id
 	not r.workload
 	not r.conflicting
+	r.scope != ""
+}
+
+# A replacement in a shared file (no cluster's root above it: add-on values, an optional
+# overlay) speaks for no cluster: said once, so that the user can declare its cluster.
+findings contains {
+	"msg": sprintf("%s, but this file belongs to no cluster, so it quiets none; if it is part of a cluster, declare that cluster in .kube-proxy-lint.yaml (clusters:)", [r.message]),
+	"path": r.path,
+	"at": "key",
+	"severity": "info",
+} if {
+	some r in kube_proxy_lint.replacements
+	r.doc.id == input.id
+	not r.workload
+	r.scope == ""
 }
 
 # A kube-proxy pinned to non-Calico nodes: expected, noted once; kube-proxy rules still

@@ -4,12 +4,12 @@ import data.kube_proxy_lint.rules.kp601
 
 cilium := {
 	"by": "cilium", "message": "cilium replaces kube-proxy (kubeProxyReplacement: true)",
-	"doc": {"id": "values.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["kubeProxyReplacement"],
+	"doc": {"id": "values.yaml#0", "scope": "."}, "scope": ".", "unit": "", "path": ["kubeProxyReplacement"],
 	"location": {"file": "values.yaml", "line": 2, "column": 1},
 }
 
 daemonset := {
-	"label": "DaemonSet kube-system/kube-proxy, container kube-proxy", "kind": "workload", "scope": "", "unit": "",
+	"label": "DaemonSet kube-system/kube-proxy, container kube-proxy", "kind": "workload", "scope": ".", "unit": "",
 	"workload": {"id": "ds.yaml#0"}, "container": ["spec", "template", "spec", "containers", 0],
 }
 
@@ -59,7 +59,7 @@ test_managed_replacement_expects_kube_proxy if {
 test_other_installer_is_another_cluster if {
 	# A second kind config next to one with kubeProxyMode: none is another cluster.
 	other := {
-		"label": "kind Cluster in b.yaml", "kind": "installer", "scope": "", "unit": "", "config": null, "flags": [],
+		"label": "kind Cluster in b.yaml", "kind": "installer", "scope": ".", "unit": "", "config": null, "flags": [],
 		"installer": {"name": "kind", "file": "b.yaml", "doc": "b.yaml#0", "mode": null, "disabled": null, "ipvs": [], "anchor": {"file": "b.yaml", "line": 3, "column": 1}},
 	}
 	none := object.union(kind_none, {"file": "kind.yaml", "conflicting": false})
@@ -71,7 +71,7 @@ test_other_installer_is_another_cluster if {
 test_pinned_daemonset_is_expected if {
 	pin := {
 		"by": "non-calico-nodeselector", "message": "kube-proxy runs only on nodes labelled non-calico=true",
-		"doc": {"id": "ds.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["spec"], "workload": "ds.yaml#0",
+		"doc": {"id": "ds.yaml#0", "scope": "."}, "scope": ".", "unit": "", "path": ["spec"], "workload": "ds.yaml#0",
 		"location": {"file": "ds.yaml", "line": 9, "column": 9},
 	}
 	f := kp601.findings with input as {"id": "ds.yaml#0", "object": {}, "instances": [daemonset]}
@@ -82,16 +82,28 @@ test_pinned_daemonset_is_expected if {
 }
 
 test_same_scope if {
+	# Clusters are equal or not: a cluster below another is another cluster, and a shared
+	# file ("") belongs to none.
 	kp601.same_scope("a", "a")
-	kp601.same_scope("", "a")
-	kp601.same_scope("a/b", "a")
+	not kp601.same_scope("", "a")
+	not kp601.same_scope("", "")
+	not kp601.same_scope("a/b", "a")
 	not kp601.same_scope("a", "b")
-	not kp601.same_scope("ab", "a")
+}
+
+test_shared_replacement_quiets_nothing if {
+	shared := object.union(cilium, {"doc": {"id": "values.yaml#0", "scope": ""}, "scope": ""})
+	count(kp601.findings) == 0 with input as {"id": "ds.yaml#0", "object": {}, "instances": [daemonset]}
+		with data.kube_proxy_lint.replacements as [shared]
+	some f in kp601.findings with input as {"id": "values.yaml#0", "object": {}, "instances": []}
+		with data.kube_proxy_lint.replacements as [shared]
+	f.severity == "info"
+	contains(f.msg, "belongs to no cluster")
 }
 
 kind_none := {
 	"by": "kind", "message": "kind Cluster dev does not run kube-proxy (kubeProxyMode: none)",
-	"doc": {"id": "kind.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["networking", "kubeProxyMode"],
+	"doc": {"id": "kind.yaml#0", "scope": "."}, "scope": ".", "unit": "", "path": ["networking", "kubeProxyMode"],
 	"location": {"file": "kind.yaml", "line": 7, "column": 3}, "installer": "kind Cluster dev", "conflicting": false,
 }
 
@@ -116,7 +128,7 @@ test_text_source_replacement_counts if {
 	# kubespray INI: no document, but the scope still sees the replacement.
 	ini := {
 		"by": "kubespray", "message": "kubespray inventory does not run kube-proxy (kube_proxy_remove=true)",
-		"doc": null, "file": "inventory/hosts.ini", "scope": "", "unit": "", "path": [],
+		"doc": null, "file": "inventory/hosts.ini", "scope": ".", "unit": "", "path": [],
 		"location": {"file": "inventory/hosts.ini", "line": 4, "column": 1}, "conflicting": true,
 	}
 	some f in kp601.findings with input as {"id": "ds.yaml#0", "object": {}, "instances": [daemonset]}
@@ -130,7 +142,7 @@ talos_mode := {
 }
 
 talos := {
-	"label": "Talos machine config in cp.yaml", "kind": "installer", "scope": "", "unit": "", "config": null, "flags": [],
+	"label": "Talos machine config in cp.yaml", "kind": "installer", "scope": ".", "unit": "", "config": null, "flags": [],
 	"installer": {
 		"name": "talos", "doc": "cp.yaml#0", "mode": talos_mode, "ipvs": [],
 		"disabled": {"key": "disabled", "value": "true", "location": {"file": "cp.yaml", "line": 10, "column": 5}},
@@ -140,7 +152,7 @@ talos := {
 
 talos_off := {
 	"by": "talos", "message": "Talos machine config in cp.yaml does not run kube-proxy (disabled: true)",
-	"doc": {"id": "cp.yaml#0", "scope": ""}, "scope": "", "unit": "", "path": ["cluster", "proxy", "disabled"],
+	"doc": {"id": "cp.yaml#0", "scope": "."}, "scope": ".", "unit": "", "path": ["cluster", "proxy", "disabled"],
 	"location": {"file": "cp.yaml", "line": 10, "column": 5}, "conflicting": true,
 }
 
@@ -157,7 +169,7 @@ test_disabled_installer_leftover_mode if {
 
 test_installer_installs_kube_proxy_where_replaced if {
 	kind := {
-		"label": "kind Cluster dev", "kind": "installer", "scope": "", "unit": "", "config": null, "flags": [],
+		"label": "kind Cluster dev", "kind": "installer", "scope": ".", "unit": "", "config": null, "flags": [],
 		"installer": {"name": "kind", "doc": "kind.yaml#0", "mode": null, "disabled": null, "ipvs": [], "anchor": {"file": "kind.yaml", "line": 3, "column": 1}},
 	}
 	some f in kp601.findings with input as {"id": "kind.yaml#0", "object": {}, "instances": [kind]}

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"path"
 	"reflect"
 	"runtime"
 	"sort"
@@ -35,7 +34,8 @@ type Input struct {
 	Kind       string       `json:"kind"`
 	Namespace  string       `json:"namespace"`
 	Name       string       `json:"name"`
-	// Scope is the cluster scope directory of the file ("" for the repository root).
+	// Scope is the name of the file's cluster ("" for a shared file, which belongs to no
+	// cluster and takes no cluster's evidence; see RULES.md "Clusters").
 	Scope string `json:"scope"`
 	// Unit is the self-contained tree the file belongs to (test data, an example, an Ansible
 	// role: checker.UnitOf), "" for none; evidence never crosses units.
@@ -435,8 +435,8 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 	}, nil
 }
 
-// viewCtx builds the view of one workspace; it caches scopes by directory, since ScopeOf
-// scans every scope and large repositories have thousands of documents.
+// viewCtx builds the view of one workspace; it caches the cluster of each file, since large
+// repositories have thousands of documents.
 type viewCtx struct {
 	ws     *checker.Workspace
 	scopes map[string]string
@@ -449,12 +449,11 @@ func newViewCtx(ws *checker.Workspace) *viewCtx {
 }
 
 func (c *viewCtx) scope(file string) string {
-	dir := path.Dir(file)
-	if s, ok := c.scopes[dir]; ok {
+	if s, ok := c.scopes[file]; ok {
 		return s
 	}
 	s := c.ws.ScopeOf(file)
-	c.scopes[dir] = s
+	c.scopes[file] = s
 	return s
 }
 

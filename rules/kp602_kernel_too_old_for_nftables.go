@@ -49,11 +49,11 @@ func runKP602(p *checker.Pass) error {
 		if _, quiet := replaced.Quiet(f); quiet {
 			continue
 		}
-		dir := ws.ScopeOfInstance(in)
-		key := dir + "\x00" + checker.UnitOf(f)
+		c := ws.ClusterOf(f)
+		key := ws.ClusterKey(f)
 		s := byScope[key]
 		if s == nil {
-			s = &kp602Scope{dir: dir, nodes: ws.NodesFor(dir, f)}
+			s = &kp602Scope{nodes: ws.NodesFor(c)}
 			byScope[key] = s
 			order = append(order, key)
 		}

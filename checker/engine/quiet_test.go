@@ -82,17 +82,17 @@ func TestKubeProxyRule(t *testing.T) {
 	}
 }
 
-// TestQuietStaysInItsScope: the quiet follows the replacement's tree and cluster. A Cilium
-// vars file of one CI scenario does not quiet its neighbour scenario; the eBPF manifests of
-// the project do not quiet the test clusters in hack/test; an operator that manages
-// kube-proxy (kubeProxyManagement: Enabled) quiets its own tree.
+// TestQuietStaysInItsScope: the quiet follows the replacement's cluster. A Cilium vars file of
+// one CI scenario does not quiet its neighbour scenario; the eBPF manifests of the project do
+// not quiet the test clusters in hack/test; an operator that manages kube-proxy
+// (kubeProxyManagement: Enabled) quiets its own cluster (the kube-proxy ConfigMap beside it).
 func TestQuietStaysInItsScope(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"tests/files/cilium.yml":     "cilium_kube_proxy_replacement: true\n",
 		"tests/files/flannel.yml":    "kube_proxy_mode: nftables\n",
 		"manifests/calico.yaml":      "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  calicoNetwork:\n    linuxDataplane: BPF\n    kubeProxyManagement: Enabled\n",
-		"manifests/kube-proxy.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+		"manifests/kube-proxy.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kube-proxy\n  namespace: kube-system\ndata:\n  config.conf: |\n    apiVersion: kubeproxy.config.k8s.io/v1alpha1\n    kind: KubeProxyConfiguration\n    mode: ipvs\n",
 		"hack/test/kind/kind.config": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- |\n  apiVersion: kubeproxy.config.k8s.io/v1alpha1\n  kind: KubeProxyConfiguration\n  mode: ipvs\n",
 	}
 	for name, content := range files {

@@ -205,7 +205,9 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 			renderCharts(ctx, ws, charts, opts, mem)
 		}
 	}
-	finish(ws, opts.Target)
+	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {
+		return ws, errors.Join(errs...)
+	}
 	return ws, nil
 }
 

@@ -422,7 +422,7 @@ func preliminaryTargets(ws *checker.Workspace, charts []chartInput, fixed *check
 		return out
 	}
 	tmp := &checker.Workspace{Root: ws.Root, Files: slices.Clone(ws.Files)}
-	finish(tmp, nil)
+	finish(tmp, nil, nil)
 	for i, c := range charts {
 		out[i] = tmp.TargetOf(c.name).Version.String()
 	}

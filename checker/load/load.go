@@ -6,9 +6,9 @@ package load
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"path"
 	"runtime"
 	"sort"
 	"strings"
@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
 )
 
 // Options configure a load.
@@ -47,6 +48,9 @@ type Options struct {
 	// KeepTrees keeps the whole node tree of every document: no pruning (prune.go). Set it
 	// when repository or --policy Rego rules run, since they may read any document.
 	KeepTrees bool
+	// Clusters are the clusters declared in the configuration file; they replace inference
+	// for the files their globs match.
+	Clusters []cluster.Declared
 	// Helm configures the rendering of Helm charts (helm.go).
 	Helm HelmOptions
 	// Trace, when set, is told about every file and directory the load leaves out, and why
@@ -147,7 +151,9 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 			renderCharts(ctx, ws, charts, opts, nil)
 		}
 	}
-	finish(ws, opts.Target)
+	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {
+		return ws, errors.Join(errs...)
+	}
 	return ws, nil
 }
 
@@ -178,7 +184,7 @@ func Files(files map[string][]byte, target *checker.Version) *checker.Workspace 
 	if charts := findCharts(inputs); len(charts) > 0 {
 		renderCharts(context.Background(), ws, charts, Options{Target: target, KeepTrees: true}, files)
 	}
-	finish(ws, target)
+	finish(ws, target, nil)
 	return ws
 }
 
@@ -271,8 +277,9 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 	return probs
 }
 
-// finish derives the workspace view once all files are decoded.
-func finish(ws *checker.Workspace, target *checker.Version) {
+// finish derives the workspace view once all files are decoded. The errors are about the
+// declared clusters.
+func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.Declared) []error {
 	sort.Slice(ws.Files, func(i, j int) bool { return ws.Files[i].Path < ws.Files[j].Path })
 	for _, f := range ws.Files {
 		for _, d := range f.Docs {
@@ -293,10 +300,35 @@ func finish(ws *checker.Workspace, target *checker.Version) {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
 	ws.Instances = dropClaimedConfigs(ws.Instances)
+	ws.Instances = dropJoinOnly(ws.Instances)
 	quoteSpans(ws)
-	ws.SetScopes(findScopes(ws))
+	errs := cluster.Infer(ws, declared)
 	setTargets(ws, target)
 	ws.Nodes = repoNodes(ws)
+	return errs
+}
+
+// dropJoinOnly drops the kube-proxies configured in kubeadm join files (a JoinConfiguration
+// and no InitConfiguration): kubeadm join ignores their ClusterConfiguration and
+// KubeProxyConfiguration, so they configure no kube-proxy.
+func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
+	out := ins[:0]
+	for _, in := range ins {
+		if in.Workload == nil && in.Kind != checker.InstanceCommand {
+			var f *checker.File
+			switch {
+			case in.Config != nil:
+				f = in.Config.File.Outer()
+			case in.Installer != nil && in.Installer.Doc != nil:
+				f = in.Installer.Doc.File.Outer()
+			}
+			if f != nil && cluster.JoinOnly(f) {
+				continue
+			}
+		}
+		out = append(out, in)
+	}
+	return out
 }
 
 // propagateOpen marks an embedded document open when the scalar holding it held an output
@@ -335,50 +367,6 @@ func propagateOpen(ws *checker.Workspace) {
 func isTemplateLine(s string) bool {
 	s = strings.TrimLeft(s, " \t")
 	return strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "{%") || strings.HasPrefix(s, "<%") || strings.HasPrefix(s, "%{")
-}
-
-// scopeKinds are document kinds that define a cluster: installer configurations.
-var scopeKinds = map[string]bool{
-	"ClusterConfiguration": true, "InitConfiguration": true, "Cluster": true, "ClusterConfig": true,
-	"Shoot": true, "KubeProxyConfig": true, "Kustomization": true,
-}
-
-// findScopes lists the directories holding a cluster definition: a kustomization, an
-// installer config, or a workload or command line running kube-proxy.
-func findScopes(ws *checker.Workspace) []string {
-	set := map[string]bool{}
-	add := func(file string) {
-		d := path.Dir(file)
-		if d == "." {
-			d = ""
-		}
-		set[d] = true
-	}
-	for _, f := range ws.Files {
-		switch path.Base(f.Path) {
-		case "kustomization.yaml", "kustomization.yml", "Kustomization":
-			add(f.Path)
-		}
-	}
-	for _, d := range ws.Docs {
-		if scopeKinds[d.Kind] && d.Parent == nil {
-			add(d.File.Path)
-		}
-	}
-	for _, in := range ws.Instances {
-		switch {
-		case in.Workload != nil:
-			add(in.Workload.File.Outer().Path)
-		case in.Source != nil:
-			add(in.Source.Path)
-		}
-	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // instanceFinders find kube-proxy instances in other sources than workloads and standalone

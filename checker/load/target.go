@@ -46,7 +46,14 @@ func (k *versionSink) consider(s, what string, d *checker.Document, p checker.Pa
 	if !ok {
 		return
 	}
-	k.out = append(k.out, checker.VersionSource{Version: v, What: what, Pos: pos, Cluster: !componentSources[what]})
+	src := checker.VersionSource{Version: v, What: what, Pos: pos, Cluster: !componentSources[what]}
+	if what == chartAppVersion {
+		src.Chart = path.Dir(d.File.Outer().Path)
+		if src.Chart == "." {
+			src.Chart = ""
+		}
+	}
+	k.out = append(k.out, src)
 }
 
 // detectVersions lists where the repository names the Kubernetes version of a cluster (RULES.md
@@ -151,6 +158,7 @@ func setTargets(ws *checker.Workspace, override *checker.Version) {
 	if len(ws.Rendered) > 0 {
 		// A version a chart renders is written in its values file or template.
 		for i := range ws.VersionSources {
+			ws.VersionSources[i].In = ws.VersionSources[i].Pos.Filename
 			ws.VersionSources[i].Pos = ws.MapPosition(ws.VersionSources[i].Pos)
 		}
 	}

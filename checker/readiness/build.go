@@ -2,7 +2,6 @@ package readiness
 
 import (
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 
@@ -105,39 +104,47 @@ type builder struct {
 	replaced *checker.Replaced
 }
 
-// scopeKey is a cluster scope: its directory and its self-contained tree (checker.UnitOf), so
-// that test data below a scope is not mixed with it.
-type scopeKey struct{ dir, unit string }
+// scopeKey is a row of the report: a cluster, or the shared files of one self-contained tree
+// (c nil), which form a section of their own.
+type scopeKey struct {
+	key string // Workspace.ClusterKey
+	c   *checker.Cluster
+}
 
-// scopes lists the scopes that hold a kube-proxy, a replacement or a finding, sorted by
-// directory.
+// scopes lists the clusters, then the shared files that hold a kube-proxy, a replacement or a
+// finding, each sorted by name.
 func (b *builder) scopes() []scopeKey {
-	seen := map[scopeKey]bool{}
+	seen := map[string]bool{}
 	var out []scopeKey
-	add := func(dir, file string) {
-		k := scopeKey{dir, checker.UnitOf(file)}
+	add := func(file string) {
+		k := b.ws.ClusterKey(file)
 		if !seen[k] {
 			seen[k] = true
-			out = append(out, k)
+			out = append(out, scopeKey{k, b.ws.ClusterOf(file)})
 		}
 	}
+	for _, c := range b.ws.Clusters {
+		k := "c\x00" + c.Name
+		seen[k] = true
+		out = append(out, scopeKey{k, c})
+	}
 	for _, in := range b.ws.Instances {
-		add(b.ws.ScopeOfInstance(in), instanceFile(in))
+		add(instanceFile(in))
 	}
 	for _, r := range b.replaced.All {
-		add(b.ws.ScopeOf(r.File), r.File)
+		add(r.File)
 	}
 	for i := range b.in.Findings {
 		f := &b.in.Findings[i]
 		if reported(f) {
-			add(findingScope(b.ws, f), f.Pos.Filename)
+			add(findingFile(b.ws, f))
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].dir != out[j].dir {
-			return out[i].dir < out[j].dir
+	sort.SliceStable(out, func(i, j int) bool {
+		if (out[i].c == nil) != (out[j].c == nil) {
+			return out[i].c != nil
 		}
-		return out[i].unit < out[j].unit
+		return out[i].key < out[j].key
 	})
 	return out
 }
@@ -148,13 +155,19 @@ func reported(f *checker.Finding) bool {
 	return !f.Internal && f.RuleID != "KP900" && f.RuleID != ""
 }
 
-// findingScope is the cluster scope a finding is about: that of its target (a KP602 finding in
-// a node inventory is about the cluster of its kube-proxy), else that of its file.
-func findingScope(ws *checker.Workspace, f *checker.Finding) string {
-	if f.Target != nil && f.Target.Scope != "" {
-		return f.Target.Scope
+// findingKey is the row a finding belongs to: its cluster (a KP602 finding in a node
+// inventory is about the cluster of its kube-proxy, which its Cluster names), else the shared
+// files of its file's tree.
+func findingKey(ws *checker.Workspace, f *checker.Finding) string {
+	if f.Cluster != "" {
+		return "c\x00" + f.Cluster
 	}
-	return ws.ScopeOf(f.Pos.Filename)
+	return ws.ClusterKey(findingFile(ws, f))
+}
+
+// findingFile is the file a finding's row is found by.
+func findingFile(_ *checker.Workspace, f *checker.Finding) string {
+	return f.Pos.Filename
 }
 
 func instanceFile(in *checker.Instance) string {
@@ -173,38 +186,35 @@ func instanceFile(in *checker.Instance) string {
 
 func (b *builder) scope(k scopeKey) Scope {
 	ws := b.ws
-	s := Scope{Dir: dirName(k.dir)}
+	s := Scope{Dir: "shared files", Shared: true}
+	if k.c != nil {
+		s = Scope{Dir: k.c.Name, Cluster: k.c.Name, Root: dirName(k.c.Root), How: k.c.How}
+	}
 	var ins []*checker.Instance
 	for _, in := range ws.Instances {
-		if ws.ScopeOfInstance(in) == k.dir && checker.UnitOf(instanceFile(in)) == k.unit {
+		if ws.ClusterKey(instanceFile(in)) == k.key {
 			ins = append(ins, in)
 		}
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return anchor(ins[i]).Less(anchor(ins[j])) })
-	// The scope's version: its first kube-proxy's, else that of the directory.
-	var t checker.Target
-	if len(ins) > 0 {
-		t = ws.InstanceTarget(ins[0])
-	} else {
-		t = ws.TargetOf(path.Join(k.dir, k.unit, "_"))
-	}
-	s.Target = target(t)
-	unitFile := path.Join(k.dir, "_")
-	if k.unit != "" {
-		unitFile = path.Join(k.unit, "_")
-	}
-	quiet, isQuiet := b.replaced.Quiet(path.Join(k.dir, "_"))
-	if isQuiet && checker.UnitOf(quiet.File) != k.unit {
-		isQuiet = false
-	}
+	s.Target = target(ws.ClusterTarget(k.c))
+	var quiet *checker.Replacement
+	isQuiet := false
 	for i := range b.replaced.All {
 		r := &b.replaced.All[i]
-		if ws.ScopeOf(r.File) == k.dir && checker.UnitOf(r.File) == k.unit {
-			s.Replaced = append(s.Replaced, Replacement{By: r.By, Message: r.Message, At: loc(r.Pos, r.End), Conflicting: b.replaced.Conflicting[i]})
+		if k.c == nil || b.replaced.Clusters[i] != k.c {
+			continue
+		}
+		s.Replaced = append(s.Replaced, Replacement{By: r.By, Message: r.Message, At: loc(r.Pos, r.End), Conflicting: b.replaced.Conflicting[i]})
+		if !b.replaced.Conflicting[i] && quiet == nil {
+			quiet, isQuiet = r, true
 		}
 	}
 	// Nodes.
-	nodes := ws.NodesFor(k.dir, unitFile)
+	var nodes []checker.Node
+	if k.c != nil {
+		nodes = ws.NodesFor(k.c)
+	}
 	if len(nodes) > 0 {
 		s.Nodes = nodeReadiness(nodes)
 	}

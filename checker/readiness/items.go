@@ -48,8 +48,7 @@ type itemKey struct {
 // when it is an error today or becomes one by the horizon.
 func (b *builder) items(k scopeKey, current checker.Version) []Group {
 	in := func(f *checker.Finding) bool {
-		return reported(f) && findingScope(b.ws, f) == k.dir && checker.UnitOf(f.Pos.Filename) == k.unit ||
-			reported(f) && f.RuleID == "KP602" && findingScope(b.ws, f) == k.dir
+		return reported(f) && findingKey(b.ws, f) == k.key
 	}
 	var order []itemKey
 	items := map[itemKey]*Item{}

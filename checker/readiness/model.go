@@ -88,7 +88,15 @@ var Statuses = []Status{StatusBlocked, StatusBreaks, StatusUnknown, StatusReady,
 // Scope is one cluster scope: a directory holding a cluster definition ("." is the
 // repository root).
 type Scope struct {
-	Dir    string `json:"dir"`
+	// Dir names the row: the cluster's name, or "shared files" for the files of no cluster.
+	Dir string `json:"dir"`
+	// Cluster is the cluster's name ("" for the shared files), Root its root directory and How
+	// how it was found (checker.Cluster).
+	Cluster string `json:"cluster,omitempty"`
+	Root    string `json:"root,omitempty"`
+	How     string `json:"how,omitempty"`
+	// Shared is true for the section of files that belong to no cluster.
+	Shared bool   `json:"shared,omitempty"`
 	Target Target `json:"target"`
 	Status Status `json:"status"`
 	// BreaksAt is the first version with a blocker when Status is breaks.

@@ -98,7 +98,7 @@ func loadNodes(ws *checker.Workspace, root string, specs []string) error {
 			}
 		}
 		if dir != "" && !scopeUnder(ws, dir) {
-			return usagef(progName, "parse --nodes %s: no cluster scope at or below %s (scopes: %s)", spec, dir, scopeList(ws))
+			return usagef(progName, "parse --nodes %s: %s names no cluster (clusters: %s)", spec, dir, scopeList(ws))
 		}
 		name := filepath.Clean(file)
 		if abs, err := filepath.Abs(file); err == nil {
@@ -122,10 +122,11 @@ func loadNodes(ws *checker.Workspace, root string, specs []string) error {
 	return nil
 }
 
-// scopeUnder reports whether a cluster scope lies at or below dir.
+// scopeUnder reports whether dir names a cluster: its name, its root, or a directory or file
+// inside it.
 func scopeUnder(ws *checker.Workspace, dir string) bool {
-	for _, s := range ws.Scopes {
-		if s == dir || strings.HasPrefix(s, dir+"/") {
+	for _, c := range ws.Clusters {
+		if ws.NodesScopeIs(dir, c) {
 			return true
 		}
 	}
@@ -133,13 +134,18 @@ func scopeUnder(ws *checker.Workspace, dir string) bool {
 }
 
 func scopeList(ws *checker.Workspace) string {
-	if len(ws.Scopes) == 0 {
+	if len(ws.Clusters) == 0 {
 		return "none"
 	}
-	if len(ws.Scopes) > 10 {
-		return strings.Join(ws.Scopes[:10], ", ") + ", …"
+	var names []string
+	for i, c := range ws.Clusters {
+		if i == 10 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, c.Name)
 	}
-	return strings.Join(ws.Scopes, ", ")
+	return strings.Join(names, ", ")
 }
 
 // buildReadiness runs the rules again at every later milestone up to the horizon, with the

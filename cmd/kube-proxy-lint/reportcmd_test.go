@@ -287,7 +287,7 @@ func TestNodesFlag(t *testing.T) {
 	}
 	// A node list for another directory's scopes does not apply.
 	r = runCLI(t, "", "--quiet", "--nodes", "staging="+nodes, repo)
-	if r.code != exitError || !strings.Contains(r.stderr, "no cluster scope at or below staging") {
+	if r.code != exitError || !strings.Contains(r.stderr, "staging names no cluster") {
 		t.Errorf("--nodes staging=FILE: exit %d, stderr %q", r.code, r.stderr)
 	}
 	for _, c := range []struct{ name, text, want string }{
