@@ -4,16 +4,29 @@ import "strings"
 
 // Every message about a problem that depends on the Kubernetes version names the release in
 // which the problem arrives ("exits at startup from 1.40"), whatever the target, and ends with
-// the cluster clause: the version this cluster is checked at and where that came from,
-// "(this cluster: 1.34, from kube-proxy image tag at clusters/a/kube-proxy.yaml:20:16)". A
-// repository on 1.34 thus learns its 1.40 problems without knowing --target-version.
+// the cluster clause: the cluster, the version it is checked at and where that came from,
+// "(cluster clusters/a: 1.34, from kube-proxy image tag at clusters/a/kube-proxy.yaml:20:16)",
+// or "(shared file: 1.40 by default, no version found)" for a file of no cluster. A repository
+// on 1.34 thus learns its 1.40 problems without knowing --target-version, and the message
+// names the target once: Pass.Report turns "at target 1.40" into "at 1.40" when it adds
+// the clause.
 
 // Horizon is the last release the migration plan looks at: the one in which the ipvs code is
 // deleted (RULES.md §1).
 var Horizon = Version{1, 43}
 
-// clauseStart starts every cluster clause.
-const clauseStart = "(this cluster: "
+// clauseStarts start every cluster clause.
+var clauseStarts = []string{"(cluster ", "(shared file: "}
+
+// hasClause reports whether a message already ends with a cluster clause.
+func hasClause(msg string) bool {
+	for _, c := range clauseStarts {
+		if strings.Contains(msg, c) {
+			return true
+		}
+	}
+	return false
+}
 
 // NamesVersion reports whether a message names a Kubernetes minor version ("from 1.40", "in
 // 1.26:", "(1.37)"): "1." and one to three digits after a space, an opening parenthesis or
@@ -38,21 +51,25 @@ func NamesVersion(msg string) bool {
 	return false
 }
 
-// ClusterClause describes a target for a message: "this cluster: 1.34, from kube-proxy image
-// tag at f.yaml:20:16", "this cluster: 1.40 by default, no version found" or "this cluster:
-// 1.40, from --target-version".
+// ClusterClause describes a target for a message: "cluster c: 1.34, from kube-proxy image tag
+// at f.yaml:20:16", "cluster c: 1.40 by default, no version found", "shared file: 1.40, from
+// --target-version".
 func (t Target) ClusterClause() string {
 	v := t.Version
 	if v == (Version{}) {
 		v = DefaultTarget
 	}
+	who := "shared file: "
+	if t.Scope != "" {
+		who = "cluster " + t.Scope + ": "
+	}
 	switch t.Source {
 	case "", "default":
-		return "this cluster: " + v.String() + " by default, no version found"
+		return who + v.String() + " by default, no version found"
 	case "flag", "--target-version":
-		return "this cluster: " + v.String() + ", from --target-version"
+		return who + v.String() + ", from --target-version"
 	}
-	return "this cluster: " + v.String() + ", from " + t.Source
+	return who + v.String() + ", from " + t.Source
 }
 
 // InCluster appends the cluster clause of the pass's target to msg: msg + " (this cluster: …)".

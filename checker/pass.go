@@ -102,9 +102,13 @@ func (p *Pass) Report(f Finding) {
 		f.Fixes = append([]Fix(nil), f.Fixes...)
 		f.Fixes[0].Preferred = true
 	}
-	if strings.HasPrefix(f.RuleID, "KP") && NamesVersion(f.Message) && !strings.Contains(f.Message, clauseStart) {
+	if strings.HasPrefix(f.RuleID, "KP") && NamesVersion(f.Message) && !hasClause(f.Message) {
 		// A built-in message that names the release a problem arrives in also says which
-		// release this cluster is at (arrival.go).
+		// cluster it is about and the release that cluster is at (arrival.go); the target is
+		// then named once, in the clause.
+		v := f.Target.Version.String()
+		f.Message = strings.ReplaceAll(f.Message, " at target "+v, " at "+v)
+		f.Message = strings.ReplaceAll(f.Message, " (target "+v+")", "")
 		f.Message += " (" + f.Target.ClusterClause() + ")"
 	}
 	p.report(f)

@@ -211,6 +211,18 @@ func (in *Instance) KubeProxyRemains() bool {
 		(ins.Mode != nil && ins.Mode != ins.Disabled)
 }
 
+// Runs reports whether the instance runs kube-proxy: a workload or command line, or an
+// installer that installs it. A standalone configuration only configures one.
+func (in *Instance) Runs() bool {
+	switch {
+	case in.Workload != nil || in.Kind == InstanceCommand:
+		return true
+	case in.Installer != nil:
+		return !in.IsDisabled()
+	}
+	return false
+}
+
 // ScopeOfInstance returns the name of the cluster of an instance (InstanceCluster), "" when
 // it is in no cluster.
 func (ws *Workspace) ScopeOfInstance(in *Instance) string {
@@ -235,8 +247,10 @@ func OtherCluster(r *Replacement, in *Instance) bool {
 type Replaced struct {
 	// All lists the signs, as Workspace.Replacements returns them.
 	All []Replacement
-	// Conflicting[i] is true when kube-proxy remains in the cluster of All[i] (always for a
-	// kube-proxy pinned to non-Calico nodes, which still serves the other nodes).
+	// Conflicting[i] is true when kube-proxy remains in the cluster of All[i], running or
+	// only configured (always for a kube-proxy pinned to non-Calico nodes, which still serves
+	// the other nodes). The kube-proxy rules are quiet in the cluster unless a kube-proxy
+	// runs there.
 	Conflicting []bool
 	// Clusters[i] is the cluster of All[i], nil for a sign in a shared file: it speaks for no
 	// cluster, so it neither conflicts with nor quiets anything.
@@ -259,14 +273,15 @@ func (ws *Workspace) Replaced() *Replaced {
 		}
 	}
 	type place struct {
-		c  *Cluster
-		in *Instance
+		c    *Cluster
+		in   *Instance
+		runs bool
 	}
 	remain := make([]place, 0, len(ws.Instances))
 	for _, in := range ws.Instances {
 		if in.KubeProxyRemains() {
 			if c := ws.InstanceCluster(in); c != nil {
-				remain = append(remain, place{c, in})
+				remain = append(remain, place{c, in, in.Runs()})
 			}
 		}
 	}
@@ -276,15 +291,22 @@ func (ws *Workspace) Replaced() *Replaced {
 		rep := &r.All[i]
 		rc := ws.ClusterOf(rep.File)
 		r.Clusters[i] = rc
-		c := rep.Workload != nil
+		conflict, running := rep.Workload != nil, rep.Workload != nil
 		for _, is := range remain {
-			if c || rep.Managed || rc == nil {
+			if running || rep.Managed || rc == nil {
 				break
 			}
-			c = is.c == rc && !OtherCluster(rep, is.in)
+			if is.c == rc && !OtherCluster(rep, is.in) {
+				conflict = true
+				running = is.runs
+			}
 		}
-		r.Conflicting[i] = c
-		if !c && rc != nil {
+		r.Conflicting[i] = conflict
+		// Only a kube-proxy that runs keeps the rules speaking: a configuration left behind
+		// (a kube-proxy ConfigMap no workload mounts, settings under a disabled installer)
+		// is dead, KP601 says so, and the other rules are quiet about it rather than
+		// fixing it.
+		if !running && rc != nil {
 			r.quiet = append(r.quiet, i)
 		}
 	}

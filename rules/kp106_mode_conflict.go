@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -132,7 +131,7 @@ func kp106Kubeadm(p *checker.Pass) {
 		}
 	}
 	for _, c := range cms {
-		for _, k := range kp106Nearest(c, kubeadm) {
+		for _, k := range kp106Nearest(p.Workspace, c, kubeadm) {
 			// The kubeadm config defines the cluster: both sides at its target.
 			p := p.At(k.doc.File.Outer().Path)
 			cm, ka := kp106SourceOf(c.doc, p.Target()), kp106SourceOf(k.doc, p.Target())
@@ -163,41 +162,19 @@ func kp106SkipsProxy(d *checker.Document) bool {
 	return false
 }
 
-// kp106Nearest returns the kubeadm sources whose directory shares the longest prefix with the
-// ConfigMap's directory, among those of the same self-contained tree (checker.UnitOf): a
-// kubeadm config in test data says nothing about a ConfigMap elsewhere.
-func kp106Nearest(cm kp106Source, all []kp106Source) []kp106Source {
+// kp106Nearest returns the kubeadm sources of the ConfigMap's own cluster: a kubeadm config
+// of another cluster (or of test data, or a shared file) says nothing about this ConfigMap.
+func kp106Nearest(ws *checker.Workspace, cm kp106Source, all []kp106Source) []kp106Source {
 	file := cm.doc.File.Outer().Path
-	dir, unit := path.Dir(file), checker.UnitOf(file)
-	best := -1
+	if ws.ClusterOf(file) == nil {
+		return nil
+	}
 	var out []kp106Source
 	for _, ka := range all {
-		if checker.UnitOf(ka.doc.File.Outer().Path) != unit {
-			continue
-		}
-		n := kp106CommonDirs(dir, path.Dir(ka.doc.File.Outer().Path))
-		switch {
-		case n > best:
-			best, out = n, []kp106Source{ka}
-		case n == best:
+		if ws.SameCluster(file, ka.doc.File.Outer().Path) {
 			out = append(out, ka)
 		}
 	}
 	return out
 }
 
-// kp106CommonDirs counts the leading directory names two slash paths share.
-func kp106CommonDirs(a, b string) int {
-	if a == "." {
-		a = ""
-	}
-	if b == "." {
-		b = ""
-	}
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	n := 0
-	for n < len(as) && n < len(bs) && as[n] == bs[n] && as[n] != "" {
-		n++
-	}
-	return n
-}

@@ -38,7 +38,7 @@ type jsonTool struct {
 }
 
 type jsonTarget struct {
-	// Scope is the scope directory ("" for the repository root); absent in the envelope's
+	// Scope is the cluster's name ("" for the shared files); absent in the envelope's
 	// target.
 	Scope   *string           `json:"scope,omitempty"`
 	Version string            `json:"version"`
@@ -65,13 +65,15 @@ type jsonRule struct {
 
 type jsonFinding struct {
 	checker.Finding
-	// Target is the version the finding was checked at: its scope's.
+	// Cluster names the finding's cluster (checker.Cluster.Name), "" for a shared file.
+	Cluster string `json:"cluster"`
+	// Target is the version the finding was checked at: its cluster's.
 	Target      *jsonTarget `json:"target,omitempty"`
 	Fingerprint string      `json:"fingerprint"`
 }
 
 func jsonFindingOf(f *checker.Finding) jsonFinding {
-	j := jsonFinding{Finding: *f, Fingerprint: f.Fingerprint()}
+	j := jsonFinding{Finding: *f, Fingerprint: f.Fingerprint(), Cluster: f.Cluster}
 	if f.Target != nil {
 		t := jsonTargetOf(*f.Target, true)
 		j.Target = &t

@@ -260,9 +260,11 @@ func summaryTargets(r *Result) []targetGroup {
 }
 
 // scopeName shows a scope directory for people: "." for the repository root.
+// scopeName names a cluster for people: its name, or "shared files" for the files of no
+// cluster.
 func scopeName(s string) string {
 	if s == "" {
-		return "."
+		return "shared files"
 	}
 	return s
 }

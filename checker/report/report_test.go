@@ -242,6 +242,9 @@ func testResult(t testing.TB) *Result {
 			f.Target = &def
 		}
 	}
+	for i := range findings {
+		findings[i].Cluster = findings[i].Target.Scope
+	}
 	checker.SortFindings(findings)
 
 	files := map[string][]byte{}

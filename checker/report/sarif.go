@@ -67,6 +67,8 @@ type sarifTarget struct {
 // Scopes are directories relative to %SRCROOT%, "." for the repository root (SARIF property
 // values should not be empty strings).
 type sarifResultProps struct {
+	// Cluster names the finding's cluster; "" for a shared file.
+	Cluster       string `json:"cluster,omitempty"`
 	TargetVersion string `json:"targetVersion"`
 	TargetSource  string `json:"targetSource,omitempty"`
 	TargetScope   string `json:"targetScope"`
@@ -318,7 +320,7 @@ func (b *sarifBuilder) result(f *checker.Finding, rules *ruleTable) sarifResult 
 		res.RuleIndex = &i
 	}
 	if t := f.Target; t != nil {
-		res.Properties = &sarifResultProps{TargetVersion: t.Version.String(), TargetSource: t.Source, TargetScope: scopeName(t.Scope)}
+		res.Properties = &sarifResultProps{Cluster: f.Cluster, TargetVersion: t.Version.String(), TargetSource: t.Source, TargetScope: scopeName(t.Scope)}
 	}
 	if f.Pos.Filename != "" {
 		res.Locations = []sarifLocation{{PhysicalLocation: b.physical(f.Pos, f.End)}}

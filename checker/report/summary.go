@@ -27,7 +27,7 @@ func TargetsLine(ts []checker.Target, fallback checker.Target) string {
 	if countTargetGroups(ts) <= maxTargetGroups {
 		return TargetsText(ts, fallback)
 	}
-	return "targets by scope: " + VersionCounts(ts) + " (each scope's target and its evidence: --verbose, or targets in the JSON output)"
+	return "targets by cluster: " + VersionCounts(ts) + " (each cluster's target: kube-proxy-lint clusters, or the JSON output)"
 }
 
 func countTargetGroups(ts []checker.Target) int {
@@ -62,7 +62,7 @@ func VersionCounts(ts []checker.Target) string {
 	sort.Slice(counts, func(i, j int) bool { return counts[i].v.Less(counts[j].v) })
 	parts := make([]string, len(counts))
 	for i, c := range counts {
-		parts[i] = c.v.String() + " in " + plural(c.n, "scope", "scopes")
+		parts[i] = c.v.String() + " in " + plural(c.n, "cluster", "clusters")
 		if c.allDflt {
 			parts[i] += " (default)"
 		}
@@ -101,5 +101,5 @@ func TargetsText(ts []checker.Target, fallback checker.Target) string {
 	for i, g := range groups {
 		parts[i] = Terminal(strings.Join(g.scopes, ", ")) + " " + g.t.Version.String() + " (" + Terminal(TargetText(g.t)) + ")"
 	}
-	return "targets by scope: " + strings.Join(parts, "; ")
+	return "targets by cluster: " + strings.Join(parts, "; ")
 }

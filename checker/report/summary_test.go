@@ -34,7 +34,7 @@ func TestTargetsLine(t *testing.T) {
 		many = append(many, target(t, v, fmt.Sprintf("c%d", i), src))
 	}
 	got := TargetsLine(many, checker.Target{})
-	want := "targets by scope: 1.31 in 100 scopes, 1.33 in 100 scopes, 1.40 in 100 scopes (default)"
+	want := "targets by cluster: 1.31 in 100 clusters, 1.33 in 100 clusters, 1.40 in 100 clusters (default)"
 	if !strings.HasPrefix(got, want) || strings.Contains(got, "c42") || len(got) > 200 {
 		t.Errorf("many scopes: %q, want it to start %q and name no scope", got, want)
 	}

@@ -62,8 +62,21 @@ func (f *textFormatter) Format(w io.Writer, r *Result) error {
 	}
 	var buf bytes.Buffer
 	src := newSources(r.Source)
+	// With several clusters, a line names the cluster before its findings (again when the
+	// file order moves to another cluster and back), so that messages need not.
+	headers := len(r.Targets) > 1
+	last := "\x00"
 	for i := range r.Findings {
-		f.finding(&buf, src, &r.Findings[i])
+		fd := &r.Findings[i]
+		if headers && fd.Cluster != last && !fd.Internal {
+			last = fd.Cluster
+			name := "cluster " + fd.Cluster
+			if fd.Cluster == "" {
+				name = "shared files (no cluster)"
+			}
+			buf.WriteString(f.paint(sgrBold, TerminalLine(name)+":") + "\n")
+		}
+		f.finding(&buf, src, fd)
 	}
 	buf.WriteString("\n")
 	buf.WriteString(f.summary(r))
@@ -169,10 +182,10 @@ func (f *textFormatter) summary(r *Result) string {
 				all = append(all, g.Target)
 			}
 		}
-		b.WriteString(" · targets by scope: " + VersionCounts(all) + " (each scope's target: --verbose, or the JSON output)")
+		b.WriteString(" · targets by cluster: " + VersionCounts(all) + " (each cluster's target: kube-proxy-lint clusters, or the JSON output)")
 	case len(ts) > 1:
-		// Scopes checked at different versions: one line each.
-		b.WriteString(" · targets by scope:")
+		// Clusters checked at different versions: one line each.
+		b.WriteString(" · targets by cluster:")
 		for _, g := range ts {
 			b.WriteString("\n  " + TerminalLine(strings.Join(g.scopes, ", ")) + ": " + g.Version.String())
 			if s := targetSource(g.Target); s != "" {

@@ -43,7 +43,7 @@ func TestTextWithoutSource(t *testing.T) {
 	if strings.Contains(out, "^") {
 		t.Errorf("source line shown without Source:\n%s", out)
 	}
-	if !strings.HasPrefix(out, "clusters/zürich/kube-proxy.yaml:12:11: error: ") {
+	if !strings.HasPrefix(out, "cluster clusters/zürich:\nclusters/zürich/kube-proxy.yaml:12:11: error: ") {
 		t.Errorf("unexpected output:\n%s", out)
 	}
 }
