@@ -177,4 +177,3 @@ func kp106Nearest(ws *checker.Workspace, cm kp106Source, all []kp106Source) []kp
 	}
 	return out
 }
-
