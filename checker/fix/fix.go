@@ -11,6 +11,11 @@
 // finding is still there; the run then starts over without it. So the result is stable:
 // fixing the fixed files again changes nothing.
 //
+// A fix is judged in its own cluster (checker.Finding.Cluster): a new finding in another
+// cluster or in a shared file (an alert rule that a mode change leaves behind) is not a
+// reason to roll the fix back but a follow-up (Result.FollowUps) the caller prints after the
+// fix.
+//
 // The package does no I/O of its own: the caller lints (Linter) and writes (WriteFile).
 package fix
 
@@ -144,6 +149,10 @@ type Result struct {
 	// Unsafe are the remaining findings whose preferred fix is unsafe, when Options.Unsafe
 	// is off: `--unsafe-fixes` would apply them.
 	Unsafe []checker.Finding
+	// FollowUps are findings of the fixed files that the first lint did not have, outside
+	// the clusters of the fixes that caused them: consequences to act on, not reasons to
+	// roll a fix back.
+	FollowUps []checker.Finding
 	// Final is the lint of the fixed files (the first lint when nothing changed).
 	Final *Lint
 	// Lints counts the Linter calls.
@@ -538,7 +547,7 @@ func (r *runner) culprits(at *attemptState) map[fixKey]block {
 			continue
 		}
 		detail := fmt.Sprintf("it introduces %s (%s) at %s: %s", f.RuleID, f.RuleName, f.Pos, f.Message)
-		for _, a := range causes(f, at.applied) {
+		for _, a := range sameCluster(f, causes(f, at.applied)) {
 			if _, ok := out[a.key]; !ok {
 				out[a.key] = block{Introduces, detail}
 			}
@@ -546,6 +555,37 @@ func (r *runner) culprits(at *attemptState) map[fixKey]block {
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// sameCluster keeps the fixes of f's cluster: a fix is verified in its own cluster, and what
+// it changes elsewhere is a follow-up.
+func sameCluster(f *checker.Finding, as []applied) []applied {
+	var out []applied
+	for _, a := range as {
+		if a.finding.Cluster == f.Cluster {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// followUps lists the findings of the final lint that the first lint did not have and that
+// no fix of their own cluster caused.
+func (r *runner) followUps(at *attemptState) []checker.Finding {
+	var out []checker.Finding
+	seen := map[findingKey]int{}
+	for i := range at.final.Findings {
+		f := &at.final.Findings[i]
+		k := keyOf(f)
+		seen[k]++
+		if seen[k] <= r.counts[k] {
+			continue
+		}
+		if len(sameCluster(f, causes(f, at.applied))) == 0 {
+			out = append(out, *f)
+		}
 	}
 	return out
 }
@@ -627,6 +667,9 @@ func (r *runner) result(at *attemptState) *Result {
 	}
 	for _, a := range at.applied {
 		res.Applied = append(res.Applied, Applied{Finding: a.finding, Fix: a.fix, Pass: a.pass})
+	}
+	if len(at.applied) > 0 {
+		res.FollowUps = r.followUps(at)
 	}
 	// What is left: the allowed preferred fixes of eligible findings of the end state.
 	counts := countKeys(at.final.Findings)

@@ -66,9 +66,14 @@ func (ft *fakeTree) lint(_ context.Context, overlay map[string][]byte) (*Lint, e
 			// The key before ":" is the finding's path: its identity across edits.
 			ls := idx.LineStart(idx.Position(name, a).Line)
 			key, _, _ := strings.Cut(s[ls:], ":")
+			// A file's directory is its cluster; top-level files are shared.
+			cluster, _, _ := strings.Cut(name, "/")
+			if cluster == name {
+				cluster = ""
+			}
 			l.Findings = append(l.Findings, checker.Finding{RuleID: rule, RuleName: strings.ToLower(rule),
 				Severity: checker.SeverityWarning, Message: rule + " " + strings.TrimSpace(string(src[a:b])),
-				Pos: pos(a), End: pos(b), Path: checker.Path{key}, Fixes: fixes})
+				Pos: pos(a), End: pos(b), Path: checker.Path{key}, Fixes: fixes, Cluster: cluster})
 		}
 		if strings.Contains(s, "!!bad") {
 			l.Problems = append(l.Problems, checker.LoadProblem{Pos: pos(strings.Index(s, "!!bad")), Message: "cannot decode", Manifest: true})
@@ -109,6 +114,11 @@ func (ft *fakeTree) lint(_ context.Context, overlay map[string][]byte) (*Lint, e
 				add("T7b", m[2], m[3], checker.Fix{Message: "three", Safety: checker.Safe, Edits: []checker.TextEdit{edit(m[2], m[3], "3")}})
 			}
 		}
+		// T9: an alert on an iptables metric, once any file of the tree runs nftables: a
+		// consequence in another file (and, for a shared file, outside every cluster).
+		if i := strings.Index(s, "alert: iptables"); i >= 0 && anyNFT(files) {
+			add("T9", i, i+len("alert: iptables"))
+		}
 		for _, m := range rePair.FindAllStringIndex(s, -1) {
 			add("T8", m[0], m[1]-1,
 				checker.Fix{Message: "paired", Preferred: true, Edits: []checker.TextEdit{edit(m[0], m[1]-1, "paired: yes")}},
@@ -117,6 +127,15 @@ func (ft *fakeTree) lint(_ context.Context, overlay map[string][]byte) (*Lint, e
 	}
 	checker.SortFindings(l.Findings)
 	return l, nil
+}
+
+func anyNFT(files map[string][]byte) bool {
+	for _, c := range files {
+		if reNFT.Match(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // run lints tree, fixes it and returns the fixed files (changed or not) and the result.
@@ -207,6 +226,32 @@ func TestRunRollsBackNewFinding(t *testing.T) {
 	}
 	if d := res.Skipped[0].Detail; !strings.Contains(d, "introduces T3") {
 		t.Errorf("detail %q", d)
+	}
+}
+
+// TestRunFollowUpOutsideCluster: a fix is verified in its own cluster. The ipvs fix in
+// prod/ makes a shared alert rule's metric go away: that is a follow-up printed after the fix,
+// not a reason to roll it back; the same consequence inside the fix's cluster still is.
+func TestRunFollowUpOutsideCluster(t *testing.T) {
+	files := map[string]string{
+		"prod/a.yaml":  "mode: ipvs\nnodePortAddresses: [all]\n",
+		"alerts.yaml":  "alert: iptables\n",
+		"other/b.yaml": "x: 1\n",
+	}
+	out, res := run(t, files, Options{Unsafe: true})
+	if got := out["prod/a.yaml"]; got != "mode: nftables\nnodePortAddresses: [all]\n" {
+		t.Errorf("fix rolled back: %q (skipped %+v)", got, res.Skipped)
+	}
+	if len(res.FollowUps) != 1 || res.FollowUps[0].RuleID != "T9" || res.FollowUps[0].Pos.Filename != "alerts.yaml" {
+		t.Errorf("follow-ups %+v", res.FollowUps)
+	}
+	files = map[string]string{
+		"prod/a.yaml":      "mode: ipvs\nnodePortAddresses: [all]\n",
+		"prod/alerts.yaml": "alert: iptables\n",
+	}
+	out, res = run(t, files, Options{Unsafe: true})
+	if out["prod/a.yaml"] != files["prod/a.yaml"] || skipped(res)["T2"] != Introduces || len(res.FollowUps) != 0 {
+		t.Errorf("a consequence in the fix's own cluster must roll it back: %q, skipped %+v, follow-ups %+v", out["prod/a.yaml"], res.Skipped, res.FollowUps)
 	}
 }
 

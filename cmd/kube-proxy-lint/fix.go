@@ -326,6 +326,19 @@ func (fr *fixRun) summary(res *fix.Result, wrote bool) {
 	default:
 		fmt.Fprintf(w, "%s: %s %s in %s: %s\n", progName, verb, plural(len(res.Applied), "finding"), plural(len(res.Files), "file"), byRule(res.Applied))
 	}
+	if n := len(res.FollowUps); n > 0 {
+		// A fix is verified in its own cluster; what it changes outside (a shared alert rule)
+		// is for the user to follow up, not a reason to undo it.
+		fmt.Fprintf(w, "%s: %s outside the fixed clusters to follow up:\n", progName, plural(n, "finding"))
+		for _, f := range res.FollowUps {
+			where := "shared file"
+			if f.Cluster != "" {
+				where = "cluster " + f.Cluster
+			}
+			line := fmt.Sprintf("%s: %s (%s), %s: %s", f.Pos, f.RuleID, f.RuleName, where, f.Message)
+			fmt.Fprintf(w, "  %s\n", terminalSafe([]byte(line)))
+		}
+	}
 	if n := len(res.Skipped); n > 0 {
 		fmt.Fprintf(w, "%s: %s not applied:\n", progName, plural(n, "fix"))
 		for _, s := range res.Skipped {
