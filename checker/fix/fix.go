@@ -12,9 +12,9 @@
 // fixing the fixed files again changes nothing.
 //
 // A fix is judged in its own cluster (checker.Finding.Cluster): a new finding in another
-// cluster or in a shared file (an alert rule that a mode change leaves behind) is not a
-// reason to roll the fix back but a follow-up (Result.FollowUps) the caller prints after the
-// fix.
+// cluster or in a shared file (an alert rule that a mode change leaves behind), and new
+// advice (an info finding) anywhere, is not a reason to roll the fix back but a follow-up
+// (Result.FollowUps) the caller prints after the fix.
 //
 // The package does no I/O of its own: the caller lints (Linter) and writes (WriteFile).
 package fix
@@ -546,6 +546,9 @@ func (r *runner) culprits(at *attemptState) map[fixKey]block {
 		if seen[k] <= r.counts[k] {
 			continue
 		}
+		if f.Severity < checker.SeverityWarning {
+			continue // advice that a fix uncovers is a follow-up, not a reason to undo it
+		}
 		detail := fmt.Sprintf("it introduces %s (%s) at %s: %s", f.RuleID, f.RuleName, f.Pos, f.Message)
 		for _, a := range sameCluster(f, causes(f, at.applied)) {
 			if _, ok := out[a.key]; !ok {
@@ -583,7 +586,7 @@ func (r *runner) followUps(at *attemptState) []checker.Finding {
 		if seen[k] <= r.counts[k] {
 			continue
 		}
-		if len(sameCluster(f, causes(f, at.applied))) == 0 {
+		if f.Severity < checker.SeverityWarning || len(sameCluster(f, causes(f, at.applied))) == 0 {
 			out = append(out, *f)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
 )
 
 var kindNodeRe = regexp.MustCompile(`kindest/node:(v?\d+\.\d+(?:\.\d+)?)`)
@@ -86,6 +87,8 @@ func detectVersions(ws *checker.Workspace) []checker.VersionSource {
 func docVersions(d *checker.Document, k *versionSink) {
 	api := d.APIVersion
 	switch {
+	case d.Kind == "ClusterConfiguration" && cluster.JoinOnly(d.File.Outer()):
+		// kubeadm join ignores the ClusterConfiguration of a join file.
 	case d.Kind == "ClusterConfiguration":
 		k.consider(d.Str(checker.Path{"kubernetesVersion"}), "kubeadm kubernetesVersion", d, checker.Path{"kubernetesVersion"})
 	case d.Kind == "Cluster" && strings.HasPrefix(api, "apps.sealos.io/"):

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var updateMulti = flag.Bool("update-multi", false, "rewrite fixtures/repos/multi-cluster.golden")
+
+// multiFindings lints fixtures/repos/multi-cluster (or a copy at dir) and returns one line per
+// finding: rule, severity, position and cluster, paths relative to the fixture.
+func multiFindings(t *testing.T, dir, prefix string, args ...string) []string {
+	t.Helper()
+	r := runCLI(t, "", append([]string{"--no-config", "--quiet", "--format", "json"}, append(args, dir)...)...)
+	if r.code != exitOK && r.code != exitFindings {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var rep struct {
+		Findings []struct {
+			RuleID, Severity, Cluster string
+			Pos                       struct {
+				File         string
+				Line, Column int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+	}
+	var out []string
+	for _, f := range rep.Findings {
+		cl := strings.TrimPrefix(f.Cluster, prefix)
+		if cl == "" {
+			cl = "(shared)"
+		}
+		if i := strings.LastIndex(cl, "/repo/"); i >= 0 {
+			cl = cl[i+len("/repo/"):]
+		}
+		out = append(out, fmt.Sprintf("%s %s %s:%d:%d %s", f.RuleID, f.Severity, strings.TrimPrefix(f.Pos.File, prefix), f.Pos.Line, f.Pos.Column, cl))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestMultiClusterRepo: in a repository of several clusters, evidence never leaks between
+// them (issue 20): edge's leftover ConfigMap is judged against Cilium in edge, not prod's
+// kubeadm config; prod's NodePort Service counts for nobody else; the join file configures no
+// kube-proxy; the overlay's replacement does not quiet the base; each cluster is checked at its
+// own version, the chart's legacy values at the chart's appVersion.
+func TestMultiClusterRepo(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "repos", "multi-cluster")
+	got := strings.Join(multiFindings(t, dir, "fixtures/repos/multi-cluster/"), "\n") + "\n"
+	golden := filepath.Join("..", "..", "fixtures", "repos", "multi-cluster.golden")
+	if *updateMulti {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test ./cmd/kube-proxy-lint -run TestMultiClusterRepo -update-multi)", err)
+	}
+	if got != string(want) {
+		t.Errorf("findings differ from %s (-update-multi):\n%s", golden, firstDiff(string(want), got))
+	}
+}
+
+// TestMultiClusterFix: --fix --unsafe-fixes moves every ipvs cluster off ipvs, each fix
+// verified in its own cluster, and a second run finds nothing to fix.
+func TestMultiClusterFix(t *testing.T) {
+	src := filepath.Join("..", "..", "fixtures", "repos", "multi-cluster")
+	dst := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, src, dst)
+	r := runCLI(t, "", "--no-config", "--fix", "--unsafe-fixes", dst)
+	if r.code == exitError {
+		t.Fatalf("fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "not applied") {
+		t.Errorf("fixes rolled back:\n%s", r.stderr)
+	}
+	for _, f := range multiFindings(t, dst, "") {
+		if strings.HasPrefix(f, "KP102 ") {
+			t.Errorf("ipvs left after --fix --unsafe-fixes: %s", f)
+		}
+	}
+	r = runCLI(t, "", "--no-config", "--fix", "--unsafe-fixes", dst)
+	if !strings.Contains(r.stderr, "nothing to fix") {
+		t.Errorf("second run: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
