@@ -329,7 +329,7 @@ func (fr *fixRun) summary(res *fix.Result, wrote bool) {
 	if n := len(res.FollowUps); n > 0 {
 		// A fix is verified in its own cluster; what it changes outside (a shared alert rule)
 		// is for the user to follow up, not a reason to undo it.
-		fmt.Fprintf(w, "%s: %s outside the fixed clusters to follow up:\n", progName, plural(n, "finding"))
+		fmt.Fprintf(w, "%s: %s to follow up (advice the fixes uncovered, or consequences outside the fixed clusters):\n", progName, plural(n, "finding"))
 		for _, f := range res.FollowUps {
 			where := "shared file"
 			if f.Cluster != "" {
