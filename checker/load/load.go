@@ -299,13 +299,60 @@ func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.D
 	for _, find := range instanceFinders {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
+	var standalone []*checker.Instance
+	for _, in := range ws.Instances {
+		if in.Kind == checker.InstanceConfig {
+			standalone = append(standalone, in)
+		}
+	}
 	ws.Instances = dropClaimedConfigs(ws.Instances)
 	ws.Instances = dropJoinOnly(ws.Instances)
 	quoteSpans(ws)
 	errs := cluster.Infer(ws, declared)
+	unpairAcrossClusters(ws, standalone)
 	setTargets(ws, target)
 	ws.Nodes = repoNodes(ws)
 	return errs
+}
+
+// unpairAcrossClusters undoes a --config pairing that crosses a cluster boundary: a workload
+// whose cluster holds no ConfigMap for its --config was paired with the nearest one of
+// another cluster. Its configuration is then unknown, and the ConfigMap, unless another
+// kube-proxy uses it, is a standalone configuration of its own cluster again.
+func unpairAcrossClusters(ws *checker.Workspace, standalone []*checker.Instance) {
+	var freed []*checker.Document
+	for _, in := range ws.Instances {
+		if in.Workload == nil || in.Config == nil || in.Config.File.Outer().Render != nil {
+			continue
+		}
+		wc, cc := ws.ClusterOf(in.Workload.File.Outer().Path), ws.ClusterOf(in.Config.File.Outer().Path)
+		if wc == nil || cc == nil || wc == cc {
+			continue
+		}
+		in.ConfigUnresolved = "the ConfigMap that matches --config is in cluster " + cc.Name + ", not in this kube-proxy's cluster " + wc.Name
+		freed = append(freed, in.Config)
+		in.Config, in.ConfigVia = nil, nil
+	}
+	if len(freed) == 0 {
+		return
+	}
+	claimed := map[*checker.Document]bool{}
+	for _, in := range ws.Instances {
+		if in.Config != nil {
+			claimed[in.Config] = true
+		}
+	}
+	for _, d := range freed {
+		if claimed[d] {
+			continue
+		}
+		for _, sa := range standalone {
+			if sa.Config == d {
+				ws.Instances = append(ws.Instances, sa)
+				claimed[d] = true
+			}
+		}
+	}
 }
 
 // dropJoinOnly drops the kube-proxies configured in kubeadm join files (a JoinConfiguration
