@@ -179,7 +179,10 @@ type lintConfig struct {
 	pathPrefix      string
 	writeBaseline   string
 	explicitOutputs bool
-	policyDirs      []string
+	// roots are the physical trees the run reads (outputRoots): no output is written through
+	// a symbolic link inside them.
+	roots      []string
+	policyDirs []string
 	// keepTrees: user Rego rules run, so no document is pruned.
 	keepTrees    bool
 	targetSource string
@@ -305,6 +308,10 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	if err := configureProcessing(f, cfg, conf, all); err != nil {
 		return nil, err
 	}
+	cfg.roots = outputRoots(cfg.paths)
+	if err := checkOutputs(cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -418,7 +425,7 @@ func (c *cli) writeOutputs(ctx context.Context, cfg *lintConfig, root string, re
 			}
 			r = local[prefix]
 		}
-		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, r) }); err != nil {
+		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, cfg.roots, func(w io.Writer) error { return formatters[i].Format(w, r) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
 			ok = false
 		}
