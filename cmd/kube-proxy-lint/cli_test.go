@@ -486,3 +486,18 @@ func TestCommandTableHelpAndCompletion(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23 item 5: a YAML error in the configuration file names file:line:col and keeps the
+// quoted syntax characters, as manifests' KP001 findings do.
+func TestConfigSyntaxError(t *testing.T) {
+	dir := ipvsRepo(t, "")
+	t.Chdir(dir)
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "fail-on: error\ntarget-version: \"1.40\"\nenable: [KP101,\n  KP102\ndisable: []\n")
+	for _, args := range [][]string{{"deploy"}, {"config", "print"}, {"rules"}} {
+		r := runCLI(t, "", args...)
+		want := "kube-proxy-lint: parse config .kube-proxy-lint.yaml:3:9: did not find expected ',' or ']'\n"
+		if r.code != exitError || r.stderr != want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", args, r.code, r.stderr, want)
+		}
+	}
+}
