@@ -402,6 +402,7 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		Source:      sourceFunc(ws),
 		Suppressed:  out.Suppressed,
 		Notes:       out.Notes,
+		Baselined:   out.Baselined,
 	}
 	code := exitCode(out, cfg.threshold)
 	if skippedExplicit {
