@@ -229,7 +229,11 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 	case f.quiet && f.verbose:
 		return c.fail(usagef(progName, "--quiet and --verbose exclude each other"))
 	}
-	stop, err := startProfiles(f.cpuProfile, f.memProfile)
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	stop, err := startProfiles(f.cpuProfile, f.memProfile, outputRoots(paths))
 	if err != nil {
 		return c.fail(err)
 	}
