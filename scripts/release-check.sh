@@ -137,4 +137,20 @@ out=$(download main) || fail "the Action's download step fails on a branch"
 printf 'tampered' >>"$release/$archive"
 download "v$v" >/dev/null && fail "the Action's download step accepts a tampered archive"
 grep -q "::error::" "$WORK/log.v$v" || fail "a tampered archive gives no error annotation"
-echo "release-check: OK ($archive, $sbom, $sums; the Action's download step verified)"
+
+# The Action's source build of its own version, as when that version has no release yet: it
+# builds the source that came with the action (GITHUB_ACTION_PATH) and stamps the version.
+echo "==> the Action's source build of its own version"
+/usr/bin/python3 - "$WORK/source.sh" <<'PY'
+import sys, yaml
+action = yaml.safe_load(open("action.yml"))
+step = next(s for s in action["runs"]["steps"] if s.get("name") == "Build kube-proxy-lint from source")
+open(sys.argv[1], "w").write(step["run"])
+PY
+: >"$WORK/path"
+(cd "$WORK" && RUNNER_TEMP=$WORK/tmp GITHUB_PATH=$WORK/path GITHUB_ACTION_PATH=$src \
+  KPL_VERSION='' KPL_OWN_VERSION=v0.0.0-check bash -e "$WORK/source.sh") >"$WORK/log.source" 2>&1 ||
+  { cat "$WORK/log.source"; fail "the Action's source build of its own version fails"; }
+"$(cat "$WORK/path")/kube-proxy-lint" version | grep -q "kube-proxy-lint v0.0.0-check-source " ||
+  fail "the Action's source build did not install its own version: $("$(cat "$WORK/path")/kube-proxy-lint" version)"
+echo "release-check: OK ($archive, $sbom, $sums; the Action's download step and its source build verified)"

@@ -62,7 +62,8 @@
 // suppression comments, ignore annotations or config exclusions hid (Result.Suppressed), in
 // the form of "findings" plus "suppressions": [{"kind": "inSource"|"external",
 // "justification", "pos"}]; "notes" lists the run's notes (Result.Notes: stale baseline
-// entries) as {"pos", "ruleId", "message"}. The text format shows neither.
+// entries) as {"pos", "ruleId", "message"}; "baselined" counts the findings the baseline hid.
+// The text format lists none of them; its summary line counts them (HiddenCounts).
 //
 // # SARIF
 //

@@ -30,6 +30,8 @@ type jsonEnvelope struct {
 	// baseline print the same envelope as before they existed.
 	Suppressed []jsonFinding  `json:"suppressed,omitempty"`
 	Notes      []checker.Note `json:"notes,omitempty"`
+	// Baselined counts the findings the baseline hid; omitted when none.
+	Baselined int `json:"baselined,omitempty"`
 }
 
 type jsonTool struct {
@@ -118,6 +120,7 @@ func (jsonFormatter) Format(w io.Writer, r *Result) error {
 		env.Suppressed = append(env.Suppressed, jsonFindingOf(&r.Suppressed[i]))
 	}
 	env.Notes = r.Notes
+	env.Baselined = r.Baselined
 	return writeJSON(w, env)
 }
 

@@ -45,6 +45,8 @@ type Result struct {
 	Suppressed []checker.Finding
 	// Notes are informational messages of the run, such as stale baseline entries.
 	Notes []checker.Note
+	// Baselined counts the findings the baseline hid (they are not listed anywhere).
+	Baselined int
 	// Readiness is the migration readiness model that the report-* formats render; the
 	// caller builds it (readiness.Build) when one of them is asked for.
 	Readiness *readiness.Report
@@ -281,4 +283,34 @@ func targetSource(t checker.Target) string {
 	default:
 		return "from " + t.Source
 	}
+}
+
+// HiddenCounts says how many findings the run did not report and why, for summary lines:
+// ", 2 suppressed, 1 excluded, 5 in the baseline"; "" when it hid none. Suppressed are those
+// an inline comment or annotation hid, excluded those only the configuration file's
+// exclusions hid.
+func HiddenCounts(r *Result) string {
+	suppressed, excluded := 0, 0
+	for i := range r.Suppressed {
+		inSource := false
+		for _, s := range r.Suppressed[i].Suppressions {
+			inSource = inSource || s.Kind == checker.SuppressionInSource
+		}
+		if inSource {
+			suppressed++
+		} else {
+			excluded++
+		}
+	}
+	var b strings.Builder
+	if suppressed > 0 {
+		fmt.Fprintf(&b, ", %d suppressed", suppressed)
+	}
+	if excluded > 0 {
+		fmt.Fprintf(&b, ", %d excluded", excluded)
+	}
+	if r.Baselined > 0 {
+		fmt.Fprintf(&b, ", %d in the baseline", r.Baselined)
+	}
+	return b.String()
 }

@@ -107,3 +107,22 @@ func TestSuppressedNotInText(t *testing.T) {
 		t.Errorf("text output shows suppressed findings:\n%s", out)
 	}
 }
+
+// TestHiddenCounts: the text summary says what suppressions, exclusions and the baseline hid,
+// and JSON counts the baseline's; a run that hid nothing keeps its summary.
+func TestHiddenCounts(t *testing.T) {
+	r := suppressedResult(t)
+	r.Baselined = 5
+	if got := HiddenCounts(r); got != ", 1 suppressed, 1 excluded, 5 in the baseline" {
+		t.Errorf("HiddenCounts = %q", got)
+	}
+	if out := string(format(t, "text", Options{}, r)); !strings.Contains(out, "), 1 suppressed, 1 excluded, 5 in the baseline · targets by scope:") {
+		t.Errorf("text summary:\n%s", out)
+	}
+	if out := string(format(t, "json", Options{}, r)); !strings.Contains(out, `"baselined": 5`) {
+		t.Errorf("JSON lacks the baseline count:\n%s", out)
+	}
+	if got := HiddenCounts(testResult(t)); got != "" {
+		t.Errorf("nothing hidden: HiddenCounts = %q", got)
+	}
+}

@@ -147,7 +147,8 @@ func ruleRef(fd *checker.Finding) string {
 	return strings.TrimSpace(fd.RuleID + " " + fd.RuleName)
 }
 
-// summary formats "3 findings (1 error, 2 warnings) · target 1.40 (from …)".
+// summary formats "3 findings (1 error, 2 warnings), 2 suppressed, 5 in the baseline · target
+// 1.40 (from …)".
 func (f *textFormatter) summary(r *Result) string {
 	var counts [checker.SeverityError + 1]int
 	for i := range r.Findings {
@@ -168,6 +169,7 @@ func (f *textFormatter) summary(r *Result) string {
 	if len(parts) > 0 {
 		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
 	}
+	b.WriteString(HiddenCounts(r))
 	switch ts := summaryTargets(r); {
 	case len(ts) == 1:
 		b.WriteString(" · target " + ts[0].Version.String())

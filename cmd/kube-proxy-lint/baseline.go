@@ -32,13 +32,14 @@ func readBaseline(path string) (*engine.Baseline, error) {
 	return b, nil
 }
 
-// writeBaseline replaces path atomically with a baseline of findings.
-func writeBaseline(ctx context.Context, path string, findings []checker.Finding) error {
+// writeBaseline replaces path atomically with a baseline of findings, never through a link
+// inside roots (writeOutput).
+func writeBaseline(ctx context.Context, path string, roots []string, findings []checker.Finding) error {
 	data, err := engine.NewBaseline(findings).Marshal()
 	if err != nil {
 		return err
 	}
-	return writeOutput(ctx, nil, nil, path, func(w io.Writer) error {
+	return writeOutput(ctx, nil, nil, path, roots, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -124,7 +125,7 @@ func (c *cli) finishBaseline(ctx context.Context, cfg *lintConfig, out *engine.O
 		c.fail(fmt.Errorf("write baseline: not written: %d rules failed", out.InternalErrors))
 		return exitError
 	}
-	if err := writeBaseline(ctx, cfg.writeBaseline, out.Findings); err != nil {
+	if err := writeBaseline(ctx, cfg.writeBaseline, cfg.roots, out.Findings); err != nil {
 		return c.fail(fmt.Errorf("write baseline: %w", err))
 	}
 	if !cfg.quiet {

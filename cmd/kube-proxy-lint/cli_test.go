@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 )
 
 func TestSplitCommand(t *testing.T) {
@@ -306,6 +308,11 @@ func TestCompletionBash(t *testing.T) {
 		{[]string{"kube-proxy-lint", "--fail-on", "w"}, []string{"warning"}},
 		{[]string{"kube-proxy-lint", "--format", "=", "sa"}, []string{"sarif"}},
 		{[]string{"kube-proxy-lint", "rules", "--format", ""}, []string{"text", "json", "markdown"}},
+		// report takes every format of a lint run (issue 23 item 4).
+		{[]string{"kube-proxy-lint", "report", "--format", ""}, report.Formats()},
+		{[]string{"kube-proxy-lint", "report", "--format", "=", "report-h"}, []string{"report-html"}},
+		{[]string{"kube-proxy-lint", "report", "-f", "report-j"}, []string{"report-json"}},
+		{[]string{"kube-proxy-lint", "report", "--fail-on", "n"}, []string{"none"}},
 		{[]string{"kube-proxy-lint", "explain", "KP10"}, []string{"KP101", "KP102", "KP103", "KP104", "KP105", "KP106"}},
 		{[]string{"kube-proxy-lint", "--enable", "mode-ip"}, []string{"mode-ipvs"}},
 		{[]string{"kube-proxy-lint", "completion", ""}, []string{"bash", "zsh", "fish"}},
@@ -354,9 +361,10 @@ func TestCompletionScripts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for line, want := range map[string]string{
-			"kube-proxy-lint --fail-on ":      "error info none warning",
-			"kube-proxy-lint rules --format ": "json markdown text",
-			"kube-proxy-lint completion ":     "bash fish zsh",
+			"kube-proxy-lint --fail-on ":              "error info none warning",
+			"kube-proxy-lint rules --format ":         "json markdown text",
+			"kube-proxy-lint report --format report-": "report-html report-json report-markdown",
+			"kube-proxy-lint completion ":             "bash fish zsh",
 		} {
 			out, err := exec.Command(fish, "--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, line).CombinedOutput()
 			var words []string
@@ -424,5 +432,72 @@ func TestGitHubAnnotationsInActions(t *testing.T) {
 	}
 	if r := runCLI(t, "", "--fail-on", "none", "--format", "text", "."); !strings.Contains(r.stdout, "\nkube-proxy.yaml:1:1") && !strings.HasPrefix(r.stdout, "kube-proxy.yaml:1:1") {
 		t.Errorf("text output in Actions:\n%s", r.stdout)
+	}
+}
+
+// Issue 23 item 4: every command's --help, completion scripts and the manual come from the
+// command table, so report's shows report's defaults and its --format completes to the
+// formats it takes.
+func TestCommandTableHelpAndCompletion(t *testing.T) {
+	for _, c := range commands {
+		r := runCLI(t, "", c.name, "--help")
+		if r.code != exitOK {
+			t.Fatalf("%s --help: exit %d, stderr %q", c.name, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stdout, flagUsages(c.flags())) {
+			t.Errorf("%s --help does not list the command table's flags:\n%s", c.name, r.stdout)
+		}
+		fs := c.flags()
+		if fs.Lookup("format") != nil && len(c.formats) == 0 {
+			t.Errorf("%s: --format has no values in the command table", c.name)
+		}
+	}
+	help := runCLI(t, "", "report", "--help").stdout
+	for _, want := range []string{"repeatable (default report-markdown)", `(default "none")`} {
+		if !strings.Contains(help, want) {
+			t.Errorf("report --help lacks %q", want)
+		}
+	}
+	for _, wrong := range []string{"(default text)", `(default "error")`} {
+		if strings.Contains(help, wrong) {
+			t.Errorf("report --help shows the lint command's default %q", wrong)
+		}
+	}
+	// And what it says is what report does: fail-on none, report-markdown on stdout.
+	t.Chdir("../..")
+	r := runCLI(t, "", "report", "--quiet", "fixtures/repos/kubeadm-ipvs")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "## kube-proxy migration readiness") {
+		t.Errorf("report: exit %d, output %.80q", r.code, r.stdout)
+	}
+	main := runCLI(t, "", "--help").stdout
+	for _, want := range []string{"repeatable (default text)", `(default "error")`} {
+		if !strings.Contains(main, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+	formats := strings.Join(report.Formats(), " ")
+	for shell, want := range map[string]string{
+		"bash": `"report --format"|"report -f")` + "\n" + `            COMPREPLY=($(compgen -W "` + formats + `"`,
+		"zsh":  "    (report)\n      _arguments -s -S \\\n        '*(-f --format)'{-f,--format}'[add an output in FORMAT=FILE, written to FILE when given]:value:(" + formats + ")'",
+		"fish": "complete -c kube-proxy-lint -n '__fish_seen_subcommand_from report' -l format -s f -x -a '" + formats + "'",
+	} {
+		if script := runCLI(t, "", "completion", shell).stdout; !strings.Contains(script, want) {
+			t.Errorf("%s completion: report --format does not offer the formats; want\n%s", shell, want)
+		}
+	}
+}
+
+// Issue 23 item 5: a YAML error in the configuration file names file:line:col and keeps the
+// quoted syntax characters, as manifests' KP001 findings do.
+func TestConfigSyntaxError(t *testing.T) {
+	dir := ipvsRepo(t, "")
+	t.Chdir(dir)
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "fail-on: error\ntarget-version: \"1.40\"\nenable: [KP101,\n  KP102\ndisable: []\n")
+	for _, args := range [][]string{{"deploy"}, {"config", "print"}, {"rules"}} {
+		r := runCLI(t, "", args...)
+		want := "kube-proxy-lint: parse config .kube-proxy-lint.yaml:3:9: did not find expected ',' or ']'\n"
+		if r.code != exitError || r.stderr != want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", args, r.code, r.stderr, want)
+		}
 	}
 }

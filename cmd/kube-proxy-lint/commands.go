@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 )
 
 // argKind is what the positional arguments of a command are, for completion and the manual.
@@ -32,7 +34,12 @@ type command struct {
 	// words are fixed first arguments (policy test, config print); args what follows.
 	words []string
 	args  argKind
+	// formats are the values of its --format flag, for completion.
+	formats []string
 }
+
+// lintFormats are the --format values of a lint run and of report.
+func lintFormats() []string { return report.Formats() }
 
 // commands are the subcommands, in the order --help lists them. Their names are reserved: a
 // directory of that name is linted as ./NAME. It is set in init: completion and man read it.
@@ -43,15 +50,17 @@ func init() {
 		{name: "report", synopsis: "report [PATH...]       write the migration readiness report (see report --help)",
 			summary: "write the migration readiness report",
 			run:     func(c *cli, ctx context.Context, args []string) int { return c.reportCmd(ctx, args) },
-			flags:   func() *pflag.FlagSet { return newLintFlagSet(&lintFlags{}) }, args: argPaths},
+			flags:   func() *pflag.FlagSet { return newLintFlagSetWith(&lintFlags{}, reportDefaults) }, args: argPaths,
+			formats: lintFormats()},
 		{name: "rules", synopsis: "rules [--format F]     list the rules and their severities at the target",
 			summary: "list the rules",
 			run:     func(c *cli, _ context.Context, args []string) int { return c.rules(args) },
-			flags:   func() *pflag.FlagSet { return newRulesFlagSet(&rulesFlags{}) }},
+			flags:   func() *pflag.FlagSet { return newRulesFlagSet(&rulesFlags{}) }, formats: []string{"text", "json", "markdown"}},
 		{name: "explain", synopsis: "explain RULE...        print the documentation of rules, by ID or name",
 			summary: "print the documentation of rules",
 			run:     func(c *cli, _ context.Context, args []string) int { return c.explain(args) },
-			flags:   func() *pflag.FlagSet { return newExplainFlagSet(&explainFlags{}) }, args: argRules},
+			flags:   func() *pflag.FlagSet { return newExplainFlagSet(&explainFlags{}) }, args: argRules,
+			formats: []string{"text", "markdown"}},
 		{name: "policy", synopsis: "policy test DIR...     run the Rego unit tests of user policies",
 			summary: "run the Rego unit tests of user policies",
 			run:     func(c *cli, _ context.Context, args []string) int { return c.policyCmd(args) },
@@ -63,7 +72,7 @@ func init() {
 		{name: "version", synopsis: "version [--format F]   print the version (F: text, json)",
 			summary: "print the version",
 			run:     func(c *cli, _ context.Context, args []string) int { return c.versionCmd(args) },
-			flags:   func() *pflag.FlagSet { return newVersionFlagSet(&versionFlags{}) }},
+			flags:   func() *pflag.FlagSet { return newVersionFlagSet(&versionFlags{}) }, formats: []string{"text", "json"}},
 		{name: "completion", synopsis: "completion SHELL       print a completion script for bash, zsh or fish",
 			summary: "print a shell completion script",
 			run:     func(c *cli, _ context.Context, args []string) int { return c.completion(args) },

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
 )
 
 const completionUsage = `Usage: kube-proxy-lint completion bash|zsh|fish
@@ -77,14 +75,16 @@ type compCommand struct {
 // the flags.
 func completionSpec() []compCommand {
 	var lf lintFlags
-	cmds := []compCommand{{name: "", flags: compFlags("", newLintFlagSet(&lf)), args: argPaths}}
+	cmds := []compCommand{{name: "", flags: compFlags(lintFormats(), newLintFlagSet(&lf)), args: argPaths}}
 	for _, c := range commands {
-		cmds = append(cmds, compCommand{name: c.name, summary: c.summary, flags: compFlags(c.name, c.flags()), words: c.words, args: c.args})
+		cmds = append(cmds, compCommand{name: c.name, summary: c.summary, flags: compFlags(c.formats, c.flags()), words: c.words, args: c.args})
 	}
 	return cmds
 }
 
-func compFlags(cmd string, fs *pflag.FlagSet) []compFlag {
+// compFlags describes the flags of fs; formats are the values of its --format flag (the
+// command table's).
+func compFlags(formats []string, fs *pflag.FlagSet) []compFlag {
 	var out []compFlag
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
@@ -96,16 +96,7 @@ func compFlags(cmd string, fs *pflag.FlagSet) []compFlag {
 		cf.repeatable = strings.HasSuffix(t, "Array") || strings.HasSuffix(t, "Slice")
 		switch f.Name {
 		case "format":
-			switch cmd {
-			case "":
-				cf.values = report.Formats()
-			case "rules":
-				cf.values = []string{"text", "json", "markdown"}
-			case "explain":
-				cf.values = []string{"text", "markdown"}
-			case "version":
-				cf.values = []string{"text", "json"}
-			}
+			cf.values = formats
 		case "fail-on":
 			cf.values = []string{"error", "warning", "info", "none"}
 		case "color":

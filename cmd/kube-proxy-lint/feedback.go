@@ -62,7 +62,8 @@ func actionsPrefix() string {
 }
 
 // runSummary is the stderr line of a run: "0 findings in 12 files (2 kube-proxy instances) ·
-// target 1.40 (default)", with the severities when there are findings.
+// target 1.40 (default)", with the severities when there are findings and what suppressions,
+// exclusions and the baseline hid (", 2 suppressed, 5 in the baseline").
 func runSummary(ws *checker.Workspace, res *report.Result) string {
 	files := 0
 	for _, f := range ws.Files {
@@ -96,6 +97,7 @@ func runSummary(ws *checker.Workspace, res *report.Result) string {
 		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
 	}
 	fmt.Fprintf(&b, " in %s (%s)", pluralOf(files, "file", "files"), pluralOf(len(ws.Instances), "kube-proxy instance", "kube-proxy instances"))
+	b.WriteString(report.HiddenCounts(res))
 	b.WriteString(" · " + report.TargetsLine(ws.ScopeTargets(), ws.Target))
 	return b.String()
 }

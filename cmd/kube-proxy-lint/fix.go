@@ -302,6 +302,7 @@ func (fr *fixRun) result(ctx context.Context, ws *checker.Workspace, root string
 		Source:      sourceFunc(ws),
 		Suppressed:  out.Suppressed,
 		Notes:       out.Notes,
+		Baselined:   out.Baselined,
 	}, nil
 }
 

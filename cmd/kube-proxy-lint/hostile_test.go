@@ -242,7 +242,7 @@ func TestHostileInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	started, release := make(chan struct{}), make(chan struct{})
 	go func() {
-		_ = writeOutput(context.Background(), nil, nil, filepath.Join(dir, "r.sarif"), func(w io.Writer) error {
+		_ = writeOutput(context.Background(), nil, nil, filepath.Join(dir, "r.sarif"), nil, func(w io.Writer) error {
 			_, _ = w.Write([]byte("partial"))
 			close(started)
 			<-release
@@ -348,4 +348,49 @@ func policyNamed(id, name string) string {
 	return "# METADATA\n# title: " + name + "\n# description: test\n# custom:\n#   id: " + id + "\n#   name: " + name +
 		"\n#   severity: error\n#   remediation: none\npackage org." + strings.ReplaceAll(name, "-", "_") +
 		"\n\nfindings contains {\"msg\": \"seen\", \"path\": [\"kind\"]} if input.kind == \"KubeProxyConfiguration\"\n"
+}
+
+// Issue 22 item 12: an output path that passes through a link the repository committed
+// (reports -> a directory outside the tree) is refused before anything is linted, for every
+// kind of output, and nothing is written outside the tree. A link outside the tree is the
+// user's own and is followed.
+func TestHostileLinkedOutputDirectory(t *testing.T) {
+	dir := ipvsRepo(t, "")
+	t.Chdir(dir)
+	outside := t.TempDir()
+	symlink(t, outside, filepath.Join(dir, "reports"))
+	mustMkdir(t, filepath.Join(dir, "deploy", "nested"))
+	symlink(t, outside, filepath.Join(dir, "deploy", "nested", "up"))
+	for _, args := range [][]string{
+		{"--format", "json=reports/report.json"},
+		{"-o", "reports/report.txt"},
+		{"--output", "reports/report.txt"},
+		{"--format", "sarif=reports/x.sarif"},
+		{"--format", "text", "--format", "sarif=reports/../x.sarif"},
+		{"--format", "sarif=./deploy/nested/up/x.sarif"},
+		{"--format", "sarif=" + filepath.Join(dir, "reports", "x.sarif")},
+		{"--write-baseline", "reports/baseline.json"},
+		{"report", "--format", "report-html=reports/r.html"},
+	} {
+		args = append(args, "--target-version", "1.40", "deploy")
+		r := runWithin(t, nil, args...)
+		if r.code != exitError || !strings.Contains(r.stderr, "is a symbolic link inside the linted tree") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		if strings.Contains(r.stderr, ".tmp") || r.stdout != "" {
+			t.Errorf("%v: linted or wrote before refusing: stdout %q, stderr %q", args, r.stdout, r.stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("files written outside the tree through the link: %v", entries)
+	}
+	// The user's own link, outside the tree under test, is followed.
+	mine := filepath.Join(t.TempDir(), "mine")
+	symlink(t, outside, mine)
+	if r := runWithin(t, nil, "--quiet", "--format", "json="+filepath.Join(mine, "ok.json"), "--target-version", "1.40", "deploy"); r.code != exitFindings {
+		t.Errorf("output through the user's link: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "ok.json")); err != nil {
+		t.Errorf("output through the user's link not written: %v", err)
+	}
 }

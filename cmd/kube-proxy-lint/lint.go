@@ -59,15 +59,33 @@ type lintFlags struct {
 	baselineSet, maxFileSizeSet, revFlagsSet bool
 }
 
-func newLintFlagSet(f *lintFlags) *pflag.FlagSet {
+// lintDefaults are the defaults of the flags in which the lint command and report differ.
+type lintDefaults struct {
+	// format is the output when no --format is given; failOn the --fail-on default.
+	format, failOn string
+}
+
+var (
+	// mainDefaults are the lint command's; reportDefaults those of `kube-proxy-lint report`.
+	mainDefaults   = lintDefaults{format: "text", failOn: "error"}
+	reportDefaults = lintDefaults{format: "report-markdown", failOn: "none"}
+)
+
+// newLintFlagSet is the flag set of the lint command.
+func newLintFlagSet(f *lintFlags) *pflag.FlagSet { return newLintFlagSetWith(f, mainDefaults) }
+
+// newLintFlagSetWith is the flag set of a lint run whose --format and --fail-on defaults are
+// d: the main command's and report's, so that each --help, completion and the manual say the
+// defaults the command uses.
+func newLintFlagSetWith(f *lintFlags, d lintDefaults) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(progName, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
-	fs.StringArrayVarP(&f.formats, "format", "f", nil, "add an output in `FORMAT[=FILE]`, written to FILE when given; repeatable (default text)")
+	fs.StringArrayVarP(&f.formats, "format", "f", nil, "add an output in `FORMAT[=FILE]`, written to FILE when given; repeatable (default "+d.format+")")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output that names no file to `FILE` instead of stdout")
 	fs.StringVar(&f.pathPrefix, "path-prefix", "", "prepend `PREFIX` to the file names of text, github and checkstyle output, which are relative to the current directory (default for github in GitHub Actions: the current directory's path in GITHUB_WORKSPACE)")
 	fs.StringVar(&f.color, "color", "auto", "colour terminal output `WHEN`: auto, always or never (auto: stdout is a terminal and NO_COLOR is empty)")
-	fs.StringVar(&f.failOn, "fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error, warning, info or none")
+	fs.StringVar(&f.failOn, "fail-on", d.failOn, "exit 1 on findings at or above `SEVERITY`: error, warning, info or none")
 	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` by ID or name, comma-separated or repeated; \"all\" enables every rule")
 	fs.StringSliceVar(&f.disable, "disable", nil, "disable `RULES` by ID or name, comma-separated or repeated; \"all\" disables every rule not enabled by name")
 	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check every file against, e.g. 1.40 or v1.37.2 (default: each cluster scope's own version, detected from the repository, else "+checker.DefaultTarget.String()+")")
@@ -179,7 +197,10 @@ type lintConfig struct {
 	pathPrefix      string
 	writeBaseline   string
 	explicitOutputs bool
-	policyDirs      []string
+	// roots are the physical trees the run reads (outputRoots): no output is written through
+	// a symbolic link inside them.
+	roots      []string
+	policyDirs []string
 	// keepTrees: user Rego rules run, so no document is pruned.
 	keepTrees    bool
 	targetSource string
@@ -208,7 +229,11 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 	case f.quiet && f.verbose:
 		return c.fail(usagef(progName, "--quiet and --verbose exclude each other"))
 	}
-	stop, err := startProfiles(f.cpuProfile, f.memProfile)
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	stop, err := startProfiles(f.cpuProfile, f.memProfile, outputRoots(paths))
 	if err != nil {
 		return c.fail(err)
 	}
@@ -305,6 +330,10 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	if err := configureProcessing(f, cfg, conf, all); err != nil {
 		return nil, err
 	}
+	cfg.roots = outputRoots(cfg.paths)
+	if err := checkOutputs(cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -377,6 +406,7 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 		Source:      sourceFunc(ws),
 		Suppressed:  out.Suppressed,
 		Notes:       out.Notes,
+		Baselined:   out.Baselined,
 	}
 	code := exitCode(out, cfg.threshold)
 	if skippedExplicit {
@@ -418,7 +448,7 @@ func (c *cli) writeOutputs(ctx context.Context, cfg *lintConfig, root string, re
 			}
 			r = local[prefix]
 		}
-		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, func(w io.Writer) error { return formatters[i].Format(w, r) }); err != nil {
+		if err := writeOutput(ctx, c.stdout, c.stderr, o.path, cfg.roots, func(w io.Writer) error { return formatters[i].Format(w, r) }); err != nil {
 			c.fail(fmt.Errorf("write %s output: %w", o.format, err))
 			ok = false
 		}

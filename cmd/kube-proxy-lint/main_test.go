@@ -251,7 +251,7 @@ func TestSourceRoot(t *testing.T) {
 func TestWriteOutputAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.sarif")
-	if err := writeOutput(context.Background(), nil, nil, path, func(w io.Writer) error { _, err := w.Write([]byte("first")); return err }); err != nil {
+	if err := writeOutput(context.Background(), nil, nil, path, nil, func(w io.Writer) error { _, err := w.Write([]byte("first")); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
@@ -259,13 +259,13 @@ func TestWriteOutputAtomic(t *testing.T) {
 	}
 	// A failing formatter leaves the previous file alone and no temporary file behind.
 	boom := errString("formatter failed")
-	if err := writeOutput(context.Background(), nil, nil, path, func(w io.Writer) error { _, _ = w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
+	if err := writeOutput(context.Background(), nil, nil, path, nil, func(w io.Writer) error { _, _ = w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the formatter's error", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "first" {
 		t.Errorf("after a failed write the file holds %q", b)
 	}
-	if err := writeOutput(context.Background(), nil, nil, path, func(w io.Writer) error { _, err := w.Write([]byte("second")); return err }); err != nil {
+	if err := writeOutput(context.Background(), nil, nil, path, nil, func(w io.Writer) error { _, err := w.Write([]byte("second")); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "second" {
@@ -278,14 +278,14 @@ func TestWriteOutputAtomic(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only out.sarif", len(entries))
 	}
-	if err := writeOutput(context.Background(), nil, nil, filepath.Join(dir, "missing", "x.json"), func(io.Writer) error { return nil }); err == nil {
+	if err := writeOutput(context.Background(), nil, nil, filepath.Join(dir, "missing", "x.json"), nil, func(io.Writer) error { return nil }); err == nil {
 		t.Error("writing into a missing directory: no error")
 	}
-	if err := writeOutput(context.Background(), nil, nil, dir, func(io.Writer) error { return nil }); err == nil {
+	if err := writeOutput(context.Background(), nil, nil, dir, nil, func(io.Writer) error { return nil }); err == nil {
 		t.Error("replacing a directory: no error")
 	}
 	var stdout bytes.Buffer
-	if err := writeOutput(context.Background(), &stdout, nil, "", func(w io.Writer) error { _, err := w.Write([]byte("out")); return err }); err != nil || stdout.String() != "out" {
+	if err := writeOutput(context.Background(), &stdout, nil, "", nil, func(w io.Writer) error { _, err := w.Write([]byte("out")); return err }); err != nil || stdout.String() != "out" {
 		t.Errorf("stdout output = %q, %v", stdout.String(), err)
 	}
 }
@@ -564,9 +564,10 @@ func TestLintSeveralOutputs(t *testing.T) {
 	if r.code != 0 || r.stdout != "" {
 		t.Errorf("file-only output: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	// An output that cannot be written is an error, after the other outputs were written.
+	// An output that cannot be written is an error before anything is linted or written
+	// (TestOutputPathsCheckedBeforeLinting).
 	r = runCLI(t, "", "--format", "text", "--format", "json="+filepath.Join(out, "missing", "r.json"), dir)
-	if r.code != exitError || !strings.Contains(r.stderr, "kube-proxy-lint: write json output: ") || r.stdout == "" {
+	if r.code != exitError || !strings.Contains(r.stderr, "kube-proxy-lint: write json output ") || r.stdout != "" {
 		t.Errorf("unwritable output: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
@@ -610,7 +611,50 @@ func TestOutputToDevice(t *testing.T) {
 	if _, err := os.Stat(os.DevNull); err != nil {
 		t.Skip("no null device")
 	}
-	if err := writeOutput(context.Background(), nil, nil, os.DevNull, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
+	if err := writeOutput(context.Background(), nil, nil, os.DevNull, nil, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
 		t.Fatalf("write to %s: %v", os.DevNull, err)
+	}
+}
+
+// Issue 23 item 6: every output path is checked before anything is linted, and the error
+// names the missing directory, never a temporary file.
+func TestOutputPathsCheckedBeforeLinting(t *testing.T) {
+	ran := false
+	useRules(t, fakeRule("KP101", "mode-unset", checker.SeverityWarning, func(*checker.Pass) error { ran = true; return nil }))
+	dir := t.TempDir()
+	t.Chdir(dir)
+	mustWrite(t, filepath.Join(dir, "deploy", "a.yaml"), "kind: ConfigMap\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "sarif=missing-dir/x.sarif"}, "write sarif output missing-dir/x.sarif: directory missing-dir does not exist"},
+		{[]string{"--format", "text", "--format", "json=a/b/c.json"}, "write json output a/b/c.json: directory a does not exist"},
+		{[]string{"-o", "deploy/a.yaml/x.txt"}, "write text output deploy/a.yaml/x.txt: deploy/a.yaml is not a directory"},
+		{[]string{"--format", "json=deploy/"}, "write json output deploy/: names a directory, not a file"},
+		{[]string{"--format", "json=deploy"}, "write json output deploy: not a regular file"},
+		{[]string{"--write-baseline", "missing/b.json"}, "write baseline missing/b.json: directory missing does not exist"},
+		{[]string{"report", "--format", "report-html=nowhere/r.html"}, "write report-html output nowhere/r.html: directory nowhere does not exist"},
+	} {
+		ran = false
+		r := runCLI(t, "", append(c.args, "deploy")...)
+		if r.code != exitError || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+		if ran || strings.Contains(r.stderr, ".tmp") {
+			t.Errorf("%v: linted before the output check (rule ran %v), stderr %q", c.args, ran, r.stderr)
+		}
+	}
+	// A good path in an existing directory is written after the run.
+	mustMkdir(t, filepath.Join(dir, "out"))
+	if r := runCLI(t, "", "--quiet", "--format", "json=out/r.json", "deploy"); r.code != exitOK || !ran {
+		t.Errorf("good output: exit %d, rule ran %v, stderr %q", r.code, ran, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "r.json")); err != nil {
+		t.Error(err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "out"))
+	if len(entries) != 1 {
+		t.Errorf("out/ holds %v, want only r.json (no probe or temporary file left)", entries)
 	}
 }

@@ -102,12 +102,13 @@ func joinList(s []string, last string) string {
 // a reader never sees a half-written report, and a failed or interrupted run leaves the old
 // file intact and no temporary file behind.
 //
-// Outputs are written to regular files only. Whatever else sits at path (a symbolic link, a
-// FIFO, a device, a directory) may have been planted by the repository under test, next to
-// where CI writes its report: writing through a link to ~/.bashrc, or blocking forever on a
-// FIFO, is refused. The names /dev/null, /dev/stdout and /dev/stderr (exactly so) are the
+// Outputs are written to regular files only, never through a symbolic link inside roots
+// (checkOutputPath, the same check the run made before linting). Whatever else sits at path
+// (a link, a FIFO, a device, a directory) may have been planted by the repository under test,
+// next to where CI writes its report: writing through a link to ~/.bashrc, or blocking forever
+// on a FIFO, is refused. The names /dev/null, /dev/stdout and /dev/stderr (exactly so) are the
 // run's own null device, stdout and stderr.
-func writeOutput(ctx context.Context, stdout, stderr io.Writer, path string, write func(io.Writer) error) error {
+func writeOutput(ctx context.Context, stdout, stderr io.Writer, path string, roots []string, write func(io.Writer) error) error {
 	if path == os.DevNull { // "NUL" on Windows
 		path = "/dev/null"
 	}
@@ -119,19 +120,18 @@ func writeOutput(ctx context.Context, stdout, stderr io.Writer, path string, wri
 	case "/dev/null":
 		return write(io.Discard)
 	}
-	mode := os.FileMode(0o644)
-	st, err := os.Lstat(path)
-	switch {
-	case err == nil && st.Mode().IsRegular():
-		mode = st.Mode().Perm()
-	case err == nil:
-		return fmt.Errorf("replace %s: not a regular file (a symbolic link, FIFO, device or directory); outputs are written to regular files only", path)
-	case !errors.Is(err, fs.ErrNotExist):
+	dir, err := checkOutputPath(path, roots)
+	if err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	target := filepath.Join(dir, filepath.Base(path))
+	mode := os.FileMode(0o644)
+	if st, err := os.Lstat(target); err == nil && st.Mode().IsRegular() {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
+		return fmt.Errorf("replace %s: cannot create a file in %s: %w", path, filepath.Dir(path), unwrapPath(err))
 	}
 	temps.add(tmp.Name())
 	ok := false
@@ -147,22 +147,22 @@ func writeOutput(ctx context.Context, stdout, stderr io.Writer, path string, wri
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("set mode of %s: %w", tmp.Name(), err)
+		return fmt.Errorf("set mode of %s: %w", path, unwrapPath(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	if err := ctx.Err(); err != nil {
 		// Interrupted: the previous file stays.
 		return err
 	}
-	// rename replaces whatever is at path now, a link planted since Lstat included, and never
-	// writes through it.
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+	// rename replaces whatever is at the checked name now, a link planted since the check
+	// included, and never writes through it.
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("replace %s: %w", path, unwrapPath(err))
 	}
 	ok = true
 	return nil
@@ -235,4 +235,156 @@ func sourceRoot(path string) string {
 		}
 		d = parent
 	}
+}
+
+// streamName reports whether path names the run's own stdout, stderr or null device rather
+// than a file: "" (stdout), and exactly /dev/stdout, /dev/stderr, /dev/null or the
+// platform's null device.
+func streamName(path string) bool {
+	switch path {
+	case "", "/dev/stdout", "/dev/stderr", "/dev/null":
+		return true
+	}
+	return path == os.DevNull
+}
+
+// outputRoots are the trees a run reads, as physical directories (links resolved): the Git
+// work tree or directory of each linted path (sourceRoot). An output path may not pass through
+// a symbolic link inside one of them: the repository under test could have planted it.
+func outputRoots(paths []string) []string {
+	var roots []string
+	for _, p := range paths {
+		root := sourceRoot(p)
+		if phys, err := filepath.EvalSymlinks(root); err == nil {
+			root = phys
+		}
+		if !slices.Contains(roots, root) {
+			roots = append(roots, root)
+		}
+	}
+	return roots
+}
+
+// checkOutputPath is the one check of every file a run writes (--format FORMAT=FILE,
+// --output, --write-baseline), made before anything is linted and again just before the file
+// is written. It walks path element by element as the system will: an element that is a
+// symbolic link inside one of roots (outputRoots) is refused, wherever it sits in the path
+// (reports/x.json with reports a committed link to a directory outside the tree), because the
+// repository under test may have planted it; a link outside every root is the user's own and
+// is followed. Every directory on the way must exist (the error names the first one missing)
+// and the file itself, when it exists, must be a regular file. It returns the physical
+// directory that holds the file: the writer creates its temporary file there and renames it
+// into place, so the name it writes is the one checked.
+func checkOutputPath(path string, roots []string) (dir string, err error) {
+	vol := filepath.VolumeName(path)
+	rest := path[len(vol):]
+	start := "."
+	if rest != "" && os.IsPathSeparator(rest[0]) {
+		start = vol + string(filepath.Separator)
+	}
+	if rest == "" || os.IsPathSeparator(rest[len(rest)-1]) {
+		return "", errors.New("names a directory, not a file")
+	}
+	phys, err := filepath.EvalSymlinks(start)
+	if err == nil {
+		phys, err = filepath.Abs(phys)
+	}
+	if err != nil {
+		return "", fmt.Errorf("resolve the current directory: %w", err)
+	}
+	elems := strings.FieldsFunc(rest, func(r rune) bool { return r < 0x80 && os.IsPathSeparator(uint8(r)) })
+	written := strings.TrimSuffix(start, ".")
+	for i, e := range elems {
+		if written != "" && !os.IsPathSeparator(written[len(written)-1]) {
+			written += string(filepath.Separator)
+		}
+		written += e
+		if e == "." {
+			continue
+		}
+		last := i == len(elems)-1
+		next := filepath.Join(phys, e)
+		st, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && last:
+			return phys, nil
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("directory %s does not exist", written)
+		case err != nil:
+			return "", err
+		case st.Mode()&fs.ModeSymlink != 0 && last:
+			return "", errors.New("not a regular file (a symbolic link, FIFO, device or directory); outputs are written to regular files only")
+		case st.Mode()&fs.ModeSymlink != 0 && underAny(phys, roots):
+			return "", fmt.Errorf("%s is a symbolic link inside the linted tree; outputs are never written through one", written)
+		case st.Mode()&fs.ModeSymlink != 0:
+			// The user's own link, outside the tree under test.
+			if next, err = filepath.EvalSymlinks(next); err != nil {
+				return "", err
+			}
+			if st, err = os.Stat(next); err != nil {
+				return "", err
+			}
+		}
+		switch {
+		case last && !st.Mode().IsRegular():
+			return "", errors.New("not a regular file (a symbolic link, FIFO, device or directory); outputs are written to regular files only")
+		case last:
+			return phys, nil
+		case !st.IsDir():
+			return "", fmt.Errorf("%s is not a directory", written)
+		}
+		phys = next
+	}
+	return "", errors.New("names a directory, not a file")
+}
+
+// underAny reports whether the physical directory dir is one of roots or lies below one.
+func underAny(dir string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, dir); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOutputs checks every file the run will write (checkOutputPath) and that a file can be
+// created in its directory, before anything is linted: a typo in a directory name costs no
+// linting time and names the directory, not a temporary file.
+func checkOutputs(cfg *lintConfig) error {
+	check := func(what, path string) error {
+		if streamName(path) {
+			return nil
+		}
+		dir, err := checkOutputPath(path, cfg.roots)
+		if err == nil {
+			var probe *os.File
+			if probe, err = os.CreateTemp(dir, ".kube-proxy-lint-*.tmp"); err == nil {
+				_ = probe.Close()
+				_ = os.Remove(probe.Name())
+			} else {
+				err = fmt.Errorf("cannot create a file in %s: %w", filepath.Dir(path), unwrapPath(err))
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("write %s %s: %w", what, path, err)
+		}
+		return nil
+	}
+	for _, o := range cfg.outputs {
+		if err := check(o.format+" output", o.path); err != nil {
+			return err
+		}
+	}
+	return check("baseline", cfg.writeBaseline)
+}
+
+// unwrapPath drops the file name of a *fs.PathError: it names a temporary file, which means
+// nothing to the user.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,7 +33,18 @@ func TestProfiles(t *testing.T) {
 	if len(entries) != 3 {
 		t.Errorf("a run without the flags wrote files: %d entries", len(entries))
 	}
-	if r := runCLI(t, "", "--no-config", "--cpu-profile", filepath.Join(dir, "missing", "cpu.out"), in); r.code != exitError {
-		t.Errorf("unwritable --cpu-profile: exit %d, want %d", r.code, exitError)
+	if r := runCLI(t, "", "--no-config", "--cpu-profile", filepath.Join(dir, "missing", "cpu.out"), in); r.code != exitError ||
+		!strings.Contains(r.stderr, "missing does not exist") {
+		t.Errorf("unwritable --cpu-profile: exit %d, want %d; stderr %q", r.code, exitError, r.stderr)
+	}
+	// Never through a link inside the linted tree.
+	outside := t.TempDir()
+	symlink(t, outside, filepath.Join(dir, "prof"))
+	if r := runCLI(t, "", "--no-config", "--mem-profile", filepath.Join(dir, "prof", "mem.out"), dir); r.code != exitError ||
+		!strings.Contains(r.stderr, "is a symbolic link inside the linted tree") {
+		t.Errorf("--mem-profile through a link: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("profile written through the link: %v", entries)
 	}
 }

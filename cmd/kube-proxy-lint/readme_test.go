@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -104,5 +105,90 @@ func TestOnlyTheCLIIsACommand(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(out)); got != "github.com/kube-proxy-lint/kube-proxy-lint/cmd/kube-proxy-lint" {
 		t.Errorf("main packages that go install ./... builds:\n%s\nwant the CLI only; give the others //go:build kpltools", got)
+	}
+}
+
+// TestActionOwnVersion: action.yml names the release it belongs to in two expressions and its
+// version input's description, and the README's release examples name the same version
+// (CONTRIBUTING.md's release steps update them together).
+func TestActionOwnVersion(t *testing.T) {
+	action, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := regexp.MustCompile(`inputs\.version \|\| '(v[0-9][^']*)'`).FindAllStringSubmatch(string(action), -1)
+	if len(uses) != 2 {
+		t.Fatalf("action.yml names its own version %d times, want 2 (the download and the source build)", len(uses))
+	}
+	v := uses[0][1]
+	if uses[1][1] != v {
+		t.Errorf("action.yml names two own versions: %s and %s", v, uses[1][1])
+	}
+	if !strings.Contains(string(action), "the release this action belongs to ("+v+",") {
+		t.Errorf("the version input's description does not name %s", v)
+	}
+	for _, want := range []string{"v=" + strings.TrimPrefix(v, "v") + "\n", "cmd/kube-proxy-lint@" + v + "\n",
+		"ghcr.io/kube-proxy-lint/kube-proxy-lint:" + strings.TrimPrefix(v, "v") + " ", "rev: " + v + " "} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README's release examples lack %q", want)
+		}
+	}
+}
+
+// TestReadmeInstall: the README's install commands exist (make install, make build,
+// make build-release), the release build uses GoReleaser's flags, and the release workflow
+// builds with .go-version's Go, which govulncheck checks.
+func TestReadmeInstall(t *testing.T) {
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile("../../" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	readme, makefile, goreleaser, release := read("README.md"), read("Makefile"), read(".goreleaser.yaml"), read(".github/workflows/release.yml")
+	_, install, _ := strings.Cut(readme, "\n## Install\n")
+	install, _, _ = strings.Cut(install, "\n## ")
+	for _, cmd := range []string{"make install", "go install ./cmd/kube-proxy-lint", "make build", "make build-release"} {
+		if !strings.Contains(install, cmd) {
+			t.Errorf("README's Install section lacks %q", cmd)
+		}
+	}
+	target := func(name string) string {
+		_, body, ok := strings.Cut(makefile, "\n"+name+":\n")
+		if !ok {
+			t.Fatalf("Makefile has no %s target", name)
+		}
+		body, _, _ = strings.Cut(body, "\n\n")
+		return body
+	}
+	if body := target("install"); !strings.Contains(body, "install") || strings.Contains(body, "-trimpath") {
+		t.Errorf("make install is not the fast install: %q", body)
+	}
+	if body := target("build"); strings.Contains(body, "-trimpath") {
+		t.Errorf("make build is not the fast build: %q", body)
+	}
+	rel := target("build-release")
+	for _, flag := range []string{"-trimpath", "CGO_ENABLED=0", "-s -w"} {
+		if !strings.Contains(rel, flag) || !strings.Contains(goreleaser, flag) {
+			t.Errorf("make build-release and .goreleaser.yaml disagree on %s", flag)
+		}
+	}
+	goVersion := strings.TrimSpace(read(".go-version"))
+	if !regexp.MustCompile(`^1\.[0-9]+\.[0-9]+$`).MatchString(goVersion) {
+		t.Errorf(".go-version = %q, want a Go release such as 1.26.10", goVersion)
+	}
+	for _, want := range []string{"go-version-file: .go-version", "bash scripts/govulncheck.sh"} {
+		if !strings.Contains(release, want) {
+			t.Errorf("the release workflow lacks %q", want)
+		}
+	}
+	if !strings.Contains(read("scripts/govulncheck.sh"), ".go-version") {
+		t.Error("scripts/govulncheck.sh does not check the release's Go")
 	}
 }

@@ -56,7 +56,7 @@ Flags:
 // reportCmd runs `kube-proxy-lint report`: a lint run with report defaults.
 func (c *cli) reportCmd(ctx context.Context, args []string) int {
 	var f lintFlags
-	fs := newLintFlagSet(&f)
+	fs := newLintFlagSetWith(&f, reportDefaults)
 	if err := fs.Parse(args); err != nil {
 		return c.fail(&usageError{err: err, help: progName + " report"})
 	}
@@ -64,12 +64,13 @@ func (c *cli) reportCmd(ctx context.Context, args []string) int {
 		fmt.Fprint(c.stdout, reportUsage(fs))
 		return exitOK
 	}
+	// The lint run gets report's defaults (the ones its --help shows) as flags.
 	var pre []string
 	if !fs.Changed("format") {
-		pre = append(pre, "--format", "report-markdown")
+		pre = append(pre, "--format", reportDefaults.format)
 	}
 	if !fs.Changed("fail-on") {
-		pre = append(pre, "--fail-on", "none")
+		pre = append(pre, "--fail-on", reportDefaults.failOn)
 	}
 	return c.lint(ctx, append(pre, args...))
 }

@@ -335,3 +335,59 @@ func TestBaselineSurvivesTargetChange(t *testing.T) {
 		t.Errorf("baseline of 1.34 at 1.43: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Issue 23 item 7: the summary lines (text output and stderr) say how many findings inline
+// suppressions, the configuration's exclusions and the baseline hid, and JSON counts the
+// baseline's.
+func TestSummaryCountsHiddenFindings(t *testing.T) {
+	// One finding at the first line of every file but the configuration and the baseline.
+	useRules(t, fakeRule("KP101", "mode-unset", checker.SeverityWarning, func(p *checker.Pass) error {
+		for _, f := range p.Workspace.Files {
+			if f.Parent == nil && strings.Contains(f.Path, "/") {
+				p.Report(checker.Finding{Message: "found something", Pos: checker.Position{Filename: f.Path, Line: 1, Column: 1}})
+			}
+		}
+		return nil
+	}))
+	dir := t.TempDir()
+	mustMkdir(t, filepath.Join(dir, ".git"))
+	t.Chdir(dir)
+	files := map[string]string{}
+	for _, n := range []string{"a1", "a2", "a3"} {
+		files["new/"+n+".yaml"] = "kind: ConfigMap\n"
+	}
+	for _, n := range []string{"s1", "s2"} {
+		files["suppressed/"+n+".yaml"] = "kind: ConfigMap # kube-proxy-lint:ignore KP101 -- known\n"
+	}
+	files["excluded/e1.yaml"] = "kind: ConfigMap\n"
+	for _, n := range []string{"b1", "b2", "b3", "b4", "b5"} {
+		files["old/"+n+".yaml"] = "kind: ConfigMap\n"
+	}
+	for name, content := range files {
+		mustWrite(t, filepath.Join(dir, name), content)
+	}
+	if r := runCLI(t, "", "--quiet", "--no-config", "--write-baseline", "baseline.json", "old"); r.code != exitOK {
+		t.Fatalf("--write-baseline: exit %d, stderr %q", r.code, r.stderr)
+	}
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "baseline: baseline.json\nexclusions:\n  - paths: [excluded/**]\n    reason: vendored\n")
+	r := runCLI(t, "", ".")
+	if r.code != exitOK || !strings.Contains(r.stdout, "\n3 findings (3 warnings), 2 suppressed, 1 excluded, 5 in the baseline · target ") {
+		t.Errorf("text summary: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "--format", "json", ".")
+	if r.code != exitOK || !strings.Contains(r.stderr, "kube-proxy-lint: 3 findings (3 warnings) in 13 files (0 kube-proxy instances), 2 suppressed, 1 excluded, 5 in the baseline · target ") {
+		t.Errorf("stderr summary: exit %d, stderr %q", r.code, r.stderr)
+	}
+	var env struct {
+		Findings, Suppressed []json.RawMessage
+		Baselined            int
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil || len(env.Findings) != 3 || len(env.Suppressed) != 3 || env.Baselined != 5 {
+		t.Errorf("JSON: %d findings, %d suppressed, %d baselined (%v)", len(env.Findings), len(env.Suppressed), env.Baselined, err)
+	}
+	// Nothing hidden: the line is as before.
+	r = runCLI(t, "", "--no-config", "new")
+	if !strings.Contains(r.stdout, "\n3 findings (3 warnings) · target ") {
+		t.Errorf("plain summary: %q", r.stdout)
+	}
+}

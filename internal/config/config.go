@@ -15,7 +15,9 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -192,7 +194,7 @@ func Parse(name string, data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return c, nil // an empty file is an empty configuration
 		}
-		return nil, fmt.Errorf("parse config %s: %s", name, yamlError(err))
+		return nil, fmt.Errorf("parse config %s", yamlError(name, data, err))
 	}
 	p := &parser{name: name}
 	if len(doc.Content) == 0 {
@@ -755,15 +757,79 @@ func kindName(n *yaml.Node) string {
 	return "an alias"
 }
 
-// yamlError describes a YAML syntax error without the text it quotes (anchor names, tags,
-// the values of type errors): what is wrong and on which line.
-func yamlError(err error) string {
+// yamlError describes a YAML syntax error as "name:line:col: message", as the loader reports
+// a manifest's: yaml.v3 gives the line of the construct it was in (0-based for the parser's
+// "did not find expected …" errors) and no column, so the column is that of the flow
+// collection's opening bracket that the line leaves open, for a missing ',' or closing
+// bracket, else of the line's first
+// character. The message keeps the syntax characters yaml.v3 quotes (`',' or ']'`) and drops
+// every other quoted fragment (anchor names, tags, values): the file's content is never
+// echoed.
+func yamlError(name string, data []byte, err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	return quotedRe.ReplaceAllString(msg, "…")
+	line := 0
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+		if strings.HasPrefix(msg, "did not find expected") {
+			line++
+		}
+	}
+	if m := anchorRe.FindStringSubmatch(msg); m != nil && line == 0 {
+		for i, l := range strings.Split(string(data), "\n") {
+			if strings.Contains(l, "*"+m[1]) {
+				line = i + 1
+				break
+			}
+		}
+	}
+	lines := strings.Split(string(data), "\n")
+	line = min(max(line, 1), len(lines))
+	text := strings.TrimSuffix(lines[line-1], "\r")
+	col := len(text) - len(strings.TrimLeft(text, " \t"))
+	if strings.Contains(msg, "']'") || strings.Contains(msg, "'}'") {
+		if i := unclosedBracket(text); i >= 0 {
+			col = i
+		}
+	}
+	col = utf8.RuneCountInString(text[:col]) + 1
+	msg = quotedRe.ReplaceAllStringFunc(msg, func(q string) string {
+		if syntaxRe.MatchString(q) {
+			return q
+		}
+		return "…"
+	})
+	return fmt.Sprintf("%s:%d:%d: %s", name, line, col, msg)
 }
 
-// quotedRe matches the quoted source fragments yaml.v3 and regexp put in their messages.
-var quotedRe = regexp.MustCompile("'[^']*'|\"[^\"]*\"|`[^`]*`")
+// unclosedBracket returns the byte offset of the first '[' or '{' of line that the line does
+// not close, or -1.
+func unclosedBracket(line string) int {
+	var open []int
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '[', '{':
+			open = append(open, i)
+		case ']', '}':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 {
+		return -1
+	}
+	return open[0]
+}
+
+var (
+	// quotedRe matches the quoted source fragments yaml.v3 and regexp put in their messages;
+	// syntaxRe those that are only YAML syntax characters, which say what was expected.
+	quotedRe   = regexp.MustCompile("'[^']*'|\"[^\"]*\"|`[^`]*`")
+	syntaxRe   = regexp.MustCompile(`^'[\[\]{},:\-?|>&*!%@#]{1,3}'$`)
+	yamlLineRe = regexp.MustCompile(`^line (\d+): (.*)$`)
+	anchorRe   = regexp.MustCompile(`unknown anchor '([^']*)'`)
+)
 
 // regexpError is a regexp syntax error without the fragment of the expression it quotes.
 func regexpError(err error) string {

@@ -67,6 +67,28 @@ func TestParseFull(t *testing.T) {
 	}
 }
 
+// Issue 23 item 5: a YAML syntax error says file:line:col, as a manifest's KP001 does, and
+// keeps the syntax characters yaml.v3 quotes; the line is the one the construct is on, not
+// yaml.v3's 0-based context line.
+func TestParseSyntaxErrors(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"target-version: 1.40\nenable: [KP101,\n  KP102\nfail-on: warning\n",
+			"parse config .kube-proxy-lint.yaml:2:9: did not find expected ',' or ']'"},
+		{"fail-on: error\nseverity:\n  KP101: {level: info\nenable: [a]\n",
+			"parse config .kube-proxy-lint.yaml:3:10: did not find expected ',' or '}'"},
+		{"enable: [KP101, KP102\ndisable: [KP201]\n",
+			"parse config .kube-proxy-lint.yaml:2:1: did not find expected ',' or ']'"},
+		{"enable:\n  - KP101\n - KP102\n", "parse config .kube-proxy-lint.yaml:3:2: did not find expected key"},
+		{"fail-on: error\nskip: *paths\n", "parse config .kube-proxy-lint.yaml:2:1: unknown anchor … referenced"},
+		{"fail-on: error: warning\n", "parse config .kube-proxy-lint.yaml:1:1: mapping values are not allowed in this context"},
+	} {
+		_, err := Parse(".kube-proxy-lint.yaml", []byte(tt.in))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Parse(%q) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"enabel: [KP102]\n", `c.yaml:1:1: unknown key; did you mean "enable"?`},
