@@ -116,7 +116,7 @@ func TestHiddenCounts(t *testing.T) {
 	if got := HiddenCounts(r); got != ", 1 suppressed, 1 excluded, 5 in the baseline" {
 		t.Errorf("HiddenCounts = %q", got)
 	}
-	if out := string(format(t, "text", Options{}, r)); !strings.Contains(out, "), 1 suppressed, 1 excluded, 5 in the baseline · targets by scope:") {
+	if out := string(format(t, "text", Options{}, r)); !strings.Contains(out, "), 1 suppressed, 1 excluded, 5 in the baseline · targets by cluster:") {
 		t.Errorf("text summary:\n%s", out)
 	}
 	if out := string(format(t, "json", Options{}, r)); !strings.Contains(out, `"baselined": 5`) {
