@@ -333,6 +333,19 @@ func (r *Replaced) Quiet(file string) (*Replacement, bool) {
 	return nil, false
 }
 
+// QuietIn returns the replacement that silences the kube-proxy rules in cluster c, if any.
+func (r *Replaced) QuietIn(c *Cluster) (*Replacement, bool) {
+	if c == nil {
+		return nil, false
+	}
+	for _, i := range r.quiet {
+		if r.Clusters[i] == c {
+			return &r.All[i], true
+		}
+	}
+	return nil, false
+}
+
 // otherCluster reports whether file configures installers of which none is the one whose
 // setting rep is: another cluster, which an installer's own switch does not quiet.
 func (r *Replaced) otherCluster(rep *Replacement, file string) bool {

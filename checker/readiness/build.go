@@ -90,6 +90,7 @@ func Build(in Input) *Report {
 	for _, v := range checker.TimelineVersions(oldest) {
 		r.Versions = append(r.Versions, v.String())
 	}
+	mapRendered(b.ws, r)
 	r.Totals = totals(r)
 	if r.Scopes == nil {
 		r.Scopes = []Scope{}
@@ -117,7 +118,7 @@ func (b *builder) scopes() []scopeKey {
 	seen := map[string]bool{}
 	var out []scopeKey
 	add := func(file string) {
-		k := b.ws.ClusterKey(file)
+		k := rowKey(b.ws, file)
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, scopeKey{k, b.ws.ClusterOf(file)})
@@ -162,7 +163,15 @@ func findingKey(ws *checker.Workspace, f *checker.Finding) string {
 	if f.Cluster != "" {
 		return "c\x00" + f.Cluster
 	}
-	return ws.ClusterKey(findingFile(ws, f))
+	return rowKey(ws, findingFile(ws, f))
+}
+
+// rowKey is the report row of a file: its cluster's, or the one section of shared files.
+func rowKey(ws *checker.Workspace, file string) string {
+	if c := ws.ClusterOf(file); c != nil {
+		return "c\x00" + c.Name
+	}
+	return "shared"
 }
 
 // findingFile is the file a finding's row is found by.
@@ -192,23 +201,19 @@ func (b *builder) scope(k scopeKey) Scope {
 	}
 	var ins []*checker.Instance
 	for _, in := range ws.Instances {
-		if ws.ClusterKey(instanceFile(in)) == k.key {
+		if rowKey(ws, instanceFile(in)) == k.key {
 			ins = append(ins, in)
 		}
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return anchor(ins[i]).Less(anchor(ins[j])) })
 	s.Target = target(ws.ClusterTarget(k.c))
-	var quiet *checker.Replacement
-	isQuiet := false
+	quiet, isQuiet := b.replaced.QuietIn(k.c)
 	for i := range b.replaced.All {
 		r := &b.replaced.All[i]
 		if k.c == nil || b.replaced.Clusters[i] != k.c {
 			continue
 		}
 		s.Replaced = append(s.Replaced, Replacement{By: r.By, Message: r.Message, At: loc(r.Pos, r.End), Conflicting: b.replaced.Conflicting[i]})
-		if !b.replaced.Conflicting[i] && quiet == nil {
-			quiet, isQuiet = r, true
-		}
 	}
 	// Nodes.
 	var nodes []checker.Node
@@ -281,6 +286,48 @@ func target(t checker.Target) Target {
 		out.Source = strings.TrimSuffix(out.Source, " at "+t.Pos.String())
 	}
 	return out
+}
+
+// mapRendered moves every location in a chart rendering's virtual files to where it is
+// written (the values file or template), as findings are moved: no row names a virtual path.
+func mapRendered(ws *checker.Workspace, r *Report) {
+	if len(ws.Rendered) == 0 {
+		return
+	}
+	m := func(l *Location) {
+		if l == nil || ws.RenderedFile(l.File) == nil {
+			return
+		}
+		pos := checker.Position{Filename: l.File, Line: l.Line, Column: l.Column}
+		if f := ws.RenderedFile(l.File); f != nil && f.Lines != nil {
+			pos.Offset = f.Lines.Offset(l.Line, l.Column)
+		}
+		mp := ws.MapPosition(pos)
+		*l = Location{File: mp.Filename, Line: mp.Line, Column: mp.Column}
+	}
+	for i := range r.Scopes {
+		s := &r.Scopes[i]
+		m(s.Target.At)
+		for j := range s.Replaced {
+			m(&s.Replaced[j].At)
+		}
+		for j := range s.Instances {
+			in := &s.Instances[j]
+			m(in.ModeAt)
+			for k := range in.Sources {
+				m(&in.Sources[k].At)
+			}
+		}
+		for j := range s.Groups {
+			g := &s.Groups[j]
+			for k := range g.Blockers {
+				m(&g.Blockers[k].At)
+			}
+			for k := range g.Advisories {
+				m(&g.Advisories[k].At)
+			}
+		}
+	}
 }
 
 func loc(pos, end checker.Position) Location {

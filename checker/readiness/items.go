@@ -425,13 +425,20 @@ func joinAnd(s []string) string {
 }
 
 func totals(r *Report) Totals {
-	t := Totals{Scopes: len(r.Scopes), ByStatus: []StatusCount{}, Exits: []VersionCount{}, BlockersBy: []VersionCount{}}
+	t := Totals{ByStatus: []StatusCount{}, Exits: []VersionCount{}, BlockersBy: []VersionCount{}}
 	byStatus := map[Status]int{}
 	exits := map[string]int{}
 	blockers := map[string]int{}
 	for _, s := range r.Scopes {
 		t.Instances += len(s.Instances)
-		byStatus[s.Status]++
+		// The shared files are a section of the report, not a cluster: their findings count
+		// in the blockers and advisories, not in the clusters and their statuses.
+		if s.Shared {
+			t.SharedBlockers, t.SharedAdvisories = s.Blockers, s.Advisories
+		} else {
+			t.Scopes++
+			byStatus[s.Status]++
+		}
 		t.Blockers += s.Blockers
 		t.Advisories += s.Advisories
 		if s.Nodes != nil {

@@ -35,8 +35,13 @@ type Report struct {
 
 // Totals sums the scopes up.
 type Totals struct {
-	Scopes    int `json:"scopes"`
-	Instances int `json:"instances"`
+	// Scopes counts the clusters (the shared files' section is not one).
+	Scopes int `json:"scopes"`
+	// SharedBlockers and SharedAdvisories count the items of the shared files' section,
+	// which Blockers and Advisories include.
+	SharedBlockers   int `json:"sharedBlockers,omitempty"`
+	SharedAdvisories int `json:"sharedAdvisories,omitempty"`
+	Instances        int `json:"instances"`
 	// ByStatus counts scopes per Status, in Statuses order, only the statuses present.
 	ByStatus   []StatusCount `json:"byStatus"`
 	Blockers   int           `json:"blockers"`

@@ -135,7 +135,7 @@ var readinessTemplate = sync.OnceValue(func() *template.Template {
 {{- if .Scopes}}
 <h2 id="timeline">Timeline</h2>
 <div class="scroll"><table class="matrix">
-<thead><tr><th scope="col">scope</th><th scope="col">today</th>{{range .Versions}}<th scope="col">{{.}}</th>{{end}}<th scope="col">status</th></tr></thead>
+<thead><tr><th scope="col">cluster</th><th scope="col">today</th>{{range .Versions}}<th scope="col">{{.}}</th>{{end}}<th scope="col">status</th></tr></thead>
 <tbody>
 {{- range $i, $s := .Scopes}}
 <tr class="status-{{$s.Status}}"><th scope="row"><a href="#scope-{{inc $i}}">{{$s.Dir}}</a></th><td>{{$s.Today}} at {{$s.Version}}</td>

@@ -59,16 +59,19 @@ func (m readinessMarkdown) Format(w io.Writer, r *Result) error {
 // mdTotals is the line of repository totals.
 func mdTotals(rd *readiness.Report) string {
 	t := rd.Totals
-	if t.Scopes == 0 {
+	if t.Scopes == 0 && t.SharedBlockers+t.SharedAdvisories == 0 {
 		return "**No kube-proxy, replacement or finding in this repository.**\n"
 	}
 	var parts []string
 	for _, sc := range t.ByStatus {
 		parts = append(parts, strconv.Itoa(sc.Count)+" "+statusWord(sc.Status))
 	}
-	s := "**" + plural(t.Scopes, "cluster scope", "cluster scopes") + "**: " + strings.Join(parts, " · ") +
+	s := "**" + plural(t.Scopes, "cluster", "clusters") + "**: " + strings.Join(parts, " · ") +
 		" — " + plural(t.Instances, "kube-proxy", "kube-proxies") + ", " +
 		plural(t.Blockers, "blocker", "blockers") + ", " + plural(t.Advisories, "advisory", "advisories")
+	if t.SharedBlockers+t.SharedAdvisories > 0 {
+		s += " (shared files: " + plural(t.SharedBlockers, "blocker", "blockers") + ", " + plural(t.SharedAdvisories, "advisory", "advisories") + ")"
+	}
 	if t.Nodes.Total > 0 {
 		s += fmt.Sprintf(", node kernels: %d of %d ready for nftables", t.Nodes.Ready, t.Nodes.Total)
 	}
@@ -138,7 +141,7 @@ func (m readinessMarkdown) overview(b *strings.Builder, rd *readiness.Report) {
 	if len(rd.Scopes) == 0 {
 		return
 	}
-	b.WriteString("\n| scope | today |")
+	b.WriteString("\n| cluster | today |")
 	for _, v := range rd.Versions {
 		b.WriteString(" " + v + " |")
 	}

@@ -71,6 +71,31 @@ func TestMultiClusterRepo(t *testing.T) {
 	}
 }
 
+// TestMultiClusterReport: the readiness report has one row per cluster and one section for
+// the shared files, rendered charts named after the chart and values file, no virtual path.
+func TestMultiClusterReport(t *testing.T) {
+	r := runCLI(t, "", "report", "--no-config", filepath.Join("..", "..", "fixtures", "repos", "multi-cluster"))
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "/@") {
+		t.Errorf("the report names a virtual path:\n%s", r.stdout)
+	}
+	golden := filepath.Join("..", "..", "fixtures", "repos", "multi-cluster-report.md")
+	if *updateMulti {
+		if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (-update-multi)", err)
+	}
+	if r.stdout != string(want) {
+		t.Errorf("report differs from %s (-update-multi):\n%s", golden, firstDiff(string(want), r.stdout))
+	}
+}
+
 // TestMultiClusterFix: --fix --unsafe-fixes moves every ipvs cluster off ipvs, each fix
 // verified in its own cluster, and a second run finds nothing to fix.
 func TestMultiClusterFix(t *testing.T) {
