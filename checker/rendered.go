@@ -52,18 +52,6 @@ func (ws *Workspace) AddRendered(f *File, root, real string) {
 	sort.SliceStable(ws.Rendered, func(i, j int) bool { return ws.Rendered[i].Path < ws.Rendered[j].Path })
 }
 
-// RealScope names a scope of rendered files by the directory it stands for: the chart's
-// directory, not the virtual directory of one of its renderings. Other scopes are returned
-// as they are.
-func (ws *Workspace) RealScope(scope string) string {
-	for root, real := range ws.renderRoots {
-		if isDirPrefix(root, scope) {
-			return real
-		}
-	}
-	return scope
-}
-
 // RenderRoot returns the rendering a virtual file belongs to: its virtual root directory, the
 // chart's real directory and the values variant it was rendered with ("values.yaml",
 // "values-prod.yaml").

@@ -131,6 +131,8 @@ func TestVersionSources(t *testing.T) {
 		"rke/cluster.yml":            []byte("nodes:\n- address: 10.0.0.1\nservices:\n  kubeproxy:\n    extra_args: {}\nkubernetes_version: v1.28.15-rancher1-1\n"),
 		"static/kube-apiserver.yaml": []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\nspec:\n  containers:\n  - name: kube-apiserver\n    image: registry.k8s.io/kube-apiserver:v1.34.0\n"),
 		"templated/kubeadm.yaml":     []byte("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: \"{{ .Version }}\"\n"),
+		"terraform/eks.tf":           []byte("resource \"aws_eks_addon\" \"kp\" {\n  addon_name = \"kube-proxy\"\n  # addon_version = \"v1.40.0-eksbuild.1\"\n  addon_version = \"v1.33.0-eksbuild.2\"\n}\n"),
+		"join/kubeadm.yaml":          []byte("apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\n---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.45.0\n"),
 	}, nil)
 	want := map[string]string{
 		"sealos/Clusterfile.yaml": "1.29 sealos Cluster image",
@@ -140,6 +142,9 @@ func TestVersionSources(t *testing.T) {
 		"inventory/prod/group_vars/k8s_cluster/k8s-cluster.yml": "1.33 kubespray kube_version",
 		"rke/cluster.yml":            "1.28 RKE1 kubernetes_version",
 		"static/kube-apiserver.yaml": "1.34 kube-apiserver image tag",
+		// A Terraform EKS add-on's version names its cluster's; a join file's
+		// ClusterConfiguration is ignored by kubeadm join and names nothing.
+		"terraform/eks.tf": "1.33 Terraform EKS addon_version",
 	}
 	got := map[string]string{}
 	for _, s := range ws.VersionSources {

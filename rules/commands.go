@@ -450,8 +450,8 @@ type kp4Modes struct {
 }
 
 type kp4ModeInstance struct {
-	in          *checker.Instance
-	scope, unit string
+	in  *checker.Instance
+	key string // Workspace.ClusterKey of its file
 }
 
 type kp4ModeAnswer struct {
@@ -469,7 +469,7 @@ func (k *kp4Modes) build() {
 		if f == "" {
 			continue
 		}
-		k.inst = append(k.inst, kp4ModeInstance{in: in, scope: k.p.Workspace.ScopeOf(f), unit: checker.UnitOf(f)})
+		k.inst = append(k.inst, kp4ModeInstance{in: in, key: k.p.Workspace.ClusterKey(f)})
 	}
 }
 
@@ -486,17 +486,8 @@ func (k *kp4Modes) modesAt(v checker.Version) []checker.Setting {
 	return ms
 }
 
-// sameScope is checker.Workspace.SameScope on scope directories.
-func kp4SameScope(a, b string) bool {
-	dirPrefix := func(prefix, dir string) bool {
-		return strings.HasPrefix(dir, prefix) && (len(dir) == len(prefix) || dir[len(prefix)] == '/')
-	}
-	return a == "" || b == "" || dirPrefix(a, b) || dirPrefix(b, a)
-}
-
 // nftables returns a kube-proxy whose effective mode at the file's target is nftables, among
-// the instances in the cluster scope of file, or (when the scope has none) among all instances
-// of the file's self-contained tree (checker.UnitOf).
+// the instances of the file's cluster (a shared file takes no cluster's evidence).
 func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bool) {
 	if !k.built {
 		k.build()
@@ -504,28 +495,18 @@ func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bo
 	if a, ok := k.byFile[file]; ok {
 		return a.in, a.mode, a.ok
 	}
-	sf, uf := k.p.Workspace.ScopeOf(file), checker.UnitOf(file)
+	key := k.p.Workspace.ClusterKey(file)
 	ms := k.modesAt(k.p.Workspace.TargetOf(file).Version)
-	scoped, any := -1, -1
-	inScope := false
+	pick := -1
 	for i := range k.inst {
 		is := &k.inst[i]
-		if is.unit != uf {
+		if is.key != key {
 			continue
 		}
-		same := kp4SameScope(sf, is.scope)
-		inScope = inScope || same
-		nft := ms[i].Origin != checker.OriginUnknown && ms[i].Value == checker.ModeNFTables
-		if nft && same && scoped < 0 {
-			scoped = i
+		if ms[i].Origin != checker.OriginUnknown && ms[i].Value == checker.ModeNFTables {
+			pick = i
+			break
 		}
-		if nft && any < 0 {
-			any = i
-		}
-	}
-	pick := scoped
-	if !inScope {
-		pick = any
 	}
 	a := kp4ModeAnswer{}
 	if pick >= 0 {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"strings"
@@ -64,6 +65,9 @@ func (k *versionSink) consider(s, what string, d *checker.Document, p checker.Pa
 // appVersion of a kube-proxy Helm chart, and the installers of detectInstallerTarget.
 func detectVersions(ws *checker.Workspace) []checker.VersionSource {
 	k := &versionSink{}
+	for _, f := range ws.Files {
+		terraformVersions(f, k)
+	}
 	for _, d := range ws.Docs {
 		docVersions(d, k)
 		detectInstallerTarget(d, k.consider)
@@ -84,6 +88,32 @@ func detectVersions(ws *checker.Workspace) []checker.VersionSource {
 
 // docVersions offers the versions of the cluster definitions that are not installers of
 // their own (installer_target.go has those).
+// terraformVersionRe finds the Kubernetes version attributes of Terraform cluster resources and
+// modules (EKS cluster_version, AKS/GKE kubernetes_version) and the EKS add-on version
+// ("v1.33.0-eksbuild.2" is 1.33), with a literal value.
+var terraformVersionRe = regexp.MustCompile(`(?m)^[ \t]*(cluster_version|kubernetes_version|addon_version)[ \t]*=[ \t]*"(v?1\.[0-9]{1,3}(?:\.[0-9]+)?(?:-eksbuild\.[0-9]+)?)"`)
+
+// terraformWhat names the Terraform version attributes for people.
+var terraformWhat = map[string]string{
+	"cluster_version": "Terraform cluster_version", "kubernetes_version": "Terraform kubernetes_version",
+	"addon_version": "Terraform EKS addon_version",
+}
+
+// terraformVersions reads the versions a Terraform file names for its cluster.
+func terraformVersions(f *checker.File, k *versionSink) {
+	if !strings.HasSuffix(f.Path, ".tf") || f.Parent != nil || !bytes.Contains(f.Content, []byte("_version")) {
+		return
+	}
+	for _, m := range terraformVersionRe.FindAllSubmatchIndex(f.Content, -1) {
+		v, err := checker.ParseVersion(string(f.Content[m[4]:m[5]]))
+		if err != nil {
+			continue
+		}
+		what := terraformWhat[string(f.Content[m[2]:m[3]])]
+		k.out = append(k.out, checker.VersionSource{Version: v, What: what, Pos: f.Lines.Position(f.Path, m[4]), Cluster: true})
+	}
+}
+
 func docVersions(d *checker.Document, k *versionSink) {
 	api := d.APIVersion
 	switch {
