@@ -216,7 +216,7 @@ func TestVerbose(t *testing.T) {
 		"kube-proxy-lint: skipped vendor/: a directory kube-proxy-lint never enters\n",
 		"kube-proxy-lint: skipped build/: ignored by .gitignore\n",
 		"kube-proxy-lint: skipped app.conf: read, but it holds nothing kube-proxy-lint checks\n",
-		"kube-proxy-lint: kube-proxy instance: KubeProxyConfiguration in kp.yaml: mode nftables (config at kp.yaml:3:7)\n",
+		"kube-proxy-lint: kube-proxy instance in cluster .: KubeProxyConfiguration in kp.yaml: mode nftables at 1.40 (config at kp.yaml:3:7)\n",
 		"kube-proxy-lint: target 1.40 (from --target-version)\n",
 	} {
 		if !strings.Contains(r.stderr, want) {

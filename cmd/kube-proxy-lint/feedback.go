@@ -147,10 +147,14 @@ func (c *cli) printTrace(t *tracer, ws *checker.Workspace) {
 		lines = append(lines, "skipped "+s)
 	}
 	for _, in := range ws.Instances {
-		m := in.Mode(ws.Target.Version)
-		line := "kube-proxy instance: " + printable(in.Label) + ": mode " + m.Value
+		// Each kube-proxy at its own cluster's target, named as findings and the summary
+		// name clusters.
+		t := ws.InstanceTarget(in)
+		m := in.Mode(t.Version)
+		who := "kube-proxy instance in cluster " + printable(t.Scope) + ": " + printable(in.Label)
+		line := who + ": mode " + m.Value + " at " + t.Version.String()
 		if m.Value == "" {
-			line = "kube-proxy instance: " + printable(in.Label) + ": mode unknown"
+			line = who + ": mode unknown at " + t.Version.String()
 		}
 		if p, _, ok := m.Where(); ok {
 			p = ws.MapPosition(p)
