@@ -1,0 +1,159 @@
+package cluster_test
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+)
+
+const (
+	kubeadm = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n"
+	join    = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\n---\n" + kubeadm
+	kind    = "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"
+	cm      = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kube-proxy\n  namespace: kube-system\ndata:\n  config.conf: |\n    apiVersion: kubeproxy.config.k8s.io/v1alpha1\n    kind: KubeProxyConfiguration\n    mode: iptables\n"
+	svc     = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: NodePort\n"
+	talos   = "version: v1alpha1\nmachine:\n  type: %s\ncluster:\n  clusterName: home\n  proxy:\n    mode: ipvs\n"
+)
+
+// clusterOf returns the cluster name of each file ("-" for a shared file).
+func clusterOf(ws *checker.Workspace, files []string) map[string]string {
+	out := map[string]string{}
+	for _, f := range files {
+		out[f] = "-"
+		if c := ws.ClusterOf(f); c != nil {
+			out[f] = c.Name
+		}
+	}
+	return out
+}
+
+// TestInfer checks the inference rules of RULES.md "Clusters" on one repository: roots,
+// deployed kube-proxies, one-file alternatives, join files, self-contained trees and overlays.
+func TestInfer(t *testing.T) {
+	files := map[string]string{
+		// prod: the anchor in kubeadm/ makes clusters/prod the root, so kube-system/ and
+		// apps/ belong to it; the join file anchors nothing.
+		"clusters/prod/kubeadm/config.yaml":  kubeadm,
+		"clusters/prod/kubeadm/join.yaml":    join,
+		"clusters/prod/kube-system/cm.yaml":  cm,
+		"clusters/prod/apps/web.yaml":        svc,
+		"clusters/edge/kubeadm.yaml":         kubeadm,
+		"clusters/edge/kube-system/cm.yaml":  cm,
+		"clusters/edge/overlays/x/svc.yaml":  svc,
+		"clusters/join-only/join.yaml":       join,
+		"dev/kind.yaml":                      kind,
+		"dev/kind-ipvs.yaml":                 kind,
+		"dev/notes.yaml":                     svc,
+		"talos/controlplane.yaml":            strings.Replace(talos, "%s", "controlplane", 1),
+		"talos/worker.yaml":                  strings.Replace(talos, "%s", "worker", 1),
+		"inventory/prod/group_vars/all.yml":  "kube_proxy_mode: ipvs\n",
+		"inventory/prod/hosts.yaml":          "all:\n  hosts: {}\n",
+		"nodes/systemd/kube-proxy.service":   "[Service]\nExecStart=/usr/bin/kube-proxy --proxy-mode=ipvs\n",
+		"monitoring/rules.yaml":              svc,
+		"tests/e2e/kubeadm.yaml":             kubeadm,
+		"tests/e2e/svc.yaml":                 svc,
+		"tests/other/svc.yaml":               svc,
+		"clusters/edge/overlays/x/cm.yaml":   svc,
+		"clusters/edge/overlays/y/svc2.yaml": svc,
+	}
+	mem := map[string][]byte{}
+	var names []string
+	for n, c := range files {
+		mem[n] = []byte(c)
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	ws := load.Files(mem, nil)
+	got := clusterOf(ws, names)
+	want := map[string]string{
+		"clusters/prod/kubeadm/config.yaml":  "clusters/prod",
+		"clusters/prod/kubeadm/join.yaml":    "clusters/prod",
+		"clusters/prod/kube-system/cm.yaml":  "clusters/prod",
+		"clusters/prod/apps/web.yaml":        "clusters/prod",
+		"clusters/edge/kubeadm.yaml":         "clusters/edge",
+		"clusters/edge/kube-system/cm.yaml":  "clusters/edge",
+		"clusters/edge/overlays/x/svc.yaml":  "-", // an overlay is a tree of its own
+		"clusters/edge/overlays/x/cm.yaml":   "-",
+		"clusters/edge/overlays/y/svc2.yaml": "-",
+		"clusters/join-only/join.yaml":       "-",
+		"dev/kind.yaml":                      "dev/kind.yaml", // alternatives side by side
+		"dev/kind-ipvs.yaml":                 "dev/kind-ipvs.yaml",
+		"dev/notes.yaml":                     "-",
+		"talos/controlplane.yaml":            "talos", // one cluster over two machine configs
+		"talos/worker.yaml":                  "talos",
+		"inventory/prod/group_vars/all.yml":  "inventory", // the inventory directory, climbed
+		"inventory/prod/hosts.yaml":          "inventory",
+		"nodes/systemd/kube-proxy.service":   "nodes", // a deployed kube-proxy climbs to nodes/
+		"monitoring/rules.yaml":              "-",
+		"tests/e2e/kubeadm.yaml":             "tests/e2e", // test data: its own tree
+		"tests/e2e/svc.yaml":                 "tests/e2e",
+		"tests/other/svc.yaml":               "-",
+	}
+	for _, n := range names {
+		if got[n] != want[n] {
+			t.Errorf("%s: cluster %q, want %q", n, got[n], want[n])
+		}
+	}
+	if ws.SameCluster("clusters/prod/apps/web.yaml", "clusters/edge/kubeadm.yaml") || ws.SameCluster("monitoring/rules.yaml", "clusters/prod/apps/web.yaml") {
+		t.Error("evidence crosses clusters")
+	}
+}
+
+// TestInferOneCluster: a repository whose only cluster definition sits deep in it is one
+// cluster rooted at the top; a repository with none is taken as one cluster.
+func TestInferOneCluster(t *testing.T) {
+	ws := load.Files(map[string][]byte{
+		"kubeadm/config.yaml": []byte(kubeadm), "monitoring/rules.yaml": []byte(svc), "apps/web.yaml": []byte(svc),
+	}, nil)
+	for _, f := range []string{"kubeadm/config.yaml", "monitoring/rules.yaml", "apps/web.yaml"} {
+		if c := ws.ClusterOf(f); c == nil || c.Name != "." {
+			t.Errorf("%s: cluster %v, want .", f, c)
+		}
+	}
+	ws = load.Files(map[string][]byte{"apps/web.yaml": []byte(svc), "ops/x.yaml": []byte(svc)}, nil)
+	if len(ws.Clusters) != 1 || ws.ClusterOf("ops/x.yaml") != ws.Clusters[0] || !strings.Contains(ws.Clusters[0].How, "taken as one cluster") {
+		t.Errorf("clusters %+v", ws.Clusters)
+	}
+}
+
+// TestDeclared: declared clusters own the files their globs match and replace inference
+// there; a file in two declared clusters and a glob that matches nothing are errors at the
+// glob's position.
+func TestDeclared(t *testing.T) {
+	ws := load.Files(map[string][]byte{
+		"a/kubeadm.yaml": []byte(kubeadm), "b/kubeadm.yaml": []byte(kubeadm), "shared/web.yaml": []byte(svc),
+	}, nil)
+	pos := func(line int) checker.Position {
+		return checker.Position{Filename: ".kube-proxy-lint.yaml", Line: line, Column: 5}
+	}
+	v := checker.Version{Major: 1, Minor: 36}
+	errs := cluster.Infer(ws, []cluster.Declared{
+		{Name: "ab", Paths: []string{"a", "b", "shared/*.yaml"}, PathPos: []checker.Position{pos(2), pos(3), pos(4)}, Version: &v},
+		{Name: "again", Paths: []string{"a/kubeadm.yaml", "nothing/**"}, PathPos: []checker.Position{pos(6), pos(7)}},
+	})
+	ws.IndexTargets()
+	if c := ws.ClusterOf("b/kubeadm.yaml"); c == nil || c.Name != "ab" || ws.ClusterOf("shared/web.yaml") != c {
+		t.Errorf("b/kubeadm.yaml in %v", c)
+	}
+	if tg := ws.TargetOf("shared/web.yaml"); tg.Version != v || !strings.Contains(tg.Source, "declared") {
+		t.Errorf("target %+v", tg)
+	}
+	var msgs []string
+	for _, err := range errs {
+		var ce *cluster.Error
+		if !errors.As(err, &ce) {
+			t.Fatalf("error %v is not a cluster.Error", err)
+		}
+		msgs = append(msgs, err.Error())
+	}
+	sort.Strings(msgs)
+	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], ".kube-proxy-lint.yaml:6:5: a/kubeadm.yaml is in two declared clusters") ||
+		!strings.HasPrefix(msgs[1], ".kube-proxy-lint.yaml:7:5: cluster \"again\": paths glob \"nothing/**\" matches no file") {
+		t.Errorf("errors %q", msgs)
+	}
+}
