@@ -114,7 +114,7 @@ func (m *meter) refuse(name string, n int64) error {
 	}
 	err := fmt.Errorf("%s would build %s, over %w (%s)", name, budget.Size(n), errValueBudget, budget.Size(limit))
 	if m != nil && m.run != nil {
-		m.run.Fail(&budget.ExceededError{Resource: "memory", Limit: m.limit, Used: m.used + n, What: m.name() + " (" + name + ")"})
+		m.run.Fail(&budget.ExceededError{Resource: budget.Memory, Limit: m.limit, Used: m.used + n, What: m.name() + " (" + name + ")"})
 	}
 	return topdown.Halt{Err: err}
 }

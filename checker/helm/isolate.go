@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -25,8 +26,30 @@ const (
 	ChildEnv = "KUBE_PROXY_LINT_HELM_CHILD"
 )
 
-// ChildMemory is the memory a rendering child may use.
+// ChildMemory is the memory a rendering child may use by default; Pool.Memory lowers it so
+// that the children of one run share one cap (ChildMemoryEnv tells the child).
 const ChildMemory = 2 << 30
+
+// MinChildMemory is the least a child is given: the Go runtime and Helm's engine need about
+// 100 MB of address space before they render anything.
+const MinChildMemory = 384 << 20
+
+// ChildMemoryEnv carries a child's memory limit in bytes.
+const ChildMemoryEnv = "KUBE_PROXY_LINT_HELM_MEMORY"
+
+// childMemory is the limit a child was started with.
+func childMemory() uint64 {
+	n, err := strconv.ParseUint(os.Getenv(ChildMemoryEnv), 10, 64)
+	if err != nil || n == 0 {
+		return ChildMemory
+	}
+	return min(max(n, MinChildMemory), ChildMemory)
+}
+
+// ShareMemory splits the memory of all children (total bytes) between workers children.
+func ShareMemory(total int64, workers int) int64 {
+	return min(max(total/int64(max(workers, 1)), MinChildMemory), ChildMemory)
+}
 
 // Command starts a rendering child when set (the running binary with ChildArg and
 // ChildEnv). Nil renders in this process, bounded by time only (tests).
@@ -59,8 +82,9 @@ type answer struct {
 // ServeChild renders the requests read from r and writes the results to w until r ends. It
 // is the whole program of a rendering child.
 func ServeChild(r io.Reader, w io.Writer) int {
-	limitMemory(ChildMemory)
-	debug.SetMemoryLimit(ChildMemory / 2)
+	limit := childMemory()
+	limitMemory(limit)
+	debug.SetMemoryLimit(int64(limit / 2))
 	dec, enc := gob.NewDecoder(r), gob.NewEncoder(w)
 	for {
 		var req Request
@@ -89,8 +113,11 @@ type child struct {
 	in  io.WriteCloser
 }
 
-func startChild() (*child, error) {
+func startChild(memory int64) (*child, error) {
 	cmd := Command()
+	if memory > 0 {
+		cmd.Env = append(cmd.Env, ChildMemoryEnv+"="+strconv.FormatInt(memory, 10))
+	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -118,6 +145,10 @@ func (c *child) stop() {
 
 // Pool renders requests in children, one child per caller at a time, reused.
 type Pool struct {
+	// Memory is the limit of each child in bytes (0: ChildMemory): the run's share for all
+	// its children, divided by how many render at once (ShareMemory).
+	Memory int64
+
 	mu   sync.Mutex
 	idle []*child
 }
@@ -145,7 +176,7 @@ func (p *Pool) Render(req Request, timeout time.Duration) (*Result, error) {
 	p.mu.Unlock()
 	if c == nil {
 		var err error
-		if c, err = startChild(); err != nil {
+		if c, err = startChild(p.Memory); err != nil {
 			return nil, fmt.Errorf("start the rendering process: %w", err)
 		}
 	}

@@ -90,3 +90,31 @@ func TestChildError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The children of one run share one memory cap: a child started with its share renders an
+// ordinary chart, and dies at its share (not at ChildMemory) on a chart that builds more.
+func TestChildMemoryShare(t *testing.T) {
+	withChild(t)
+	if got := ShareMemory(1<<30, 4); got != MinChildMemory {
+		t.Errorf("ShareMemory(1 GiB, 4) = %d, want the minimum %d", got, MinChildMemory)
+	}
+	if got := ShareMemory(3<<30, 2); got != 1536<<20 {
+		t.Errorf("ShareMemory(3 GiB, 2) = %d", got)
+	}
+	p := Pool{Memory: MinChildMemory}
+	defer p.Close()
+	res, err := p.Render(Request{Files: loopChart("a: {{ .Values.small }}\n")}, time.Minute)
+	if err != nil || len(res.Outputs) != 1 {
+		t.Fatalf("an ordinary chart in a child of %d bytes: %v", MinChildMemory, err)
+	}
+	// A string of 80 MiB, built by doubling: within ChildMemory, over the share.
+	big := loopChart(`{{ $s := "xxxxxxxxxx" }}{{ range until 23 }}{{ $s = printf "%s%s" $s $s }}{{ end }}{{ len $s }}`)
+	if _, err = p.Render(Request{Files: big}, time.Minute); err == nil {
+		t.Error("a child with its share built 80 MiB")
+	}
+	var whole Pool
+	defer whole.Close()
+	if _, err := whole.Render(Request{Files: big}, time.Minute); err != nil {
+		t.Errorf("a child with ChildMemory: %v", err)
+	}
+}

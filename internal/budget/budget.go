@@ -50,9 +50,17 @@ type Budget struct {
 	topWhat string
 }
 
+// Resources of an ExceededError.
+const (
+	Memory         = "memory"
+	Time           = "time"
+	RenderTime     = "rendering time"
+	RenderedOutput = "rendered output"
+)
+
 // ExceededError is the error of a run that went over its budget.
 type ExceededError struct {
-	// Resource is "memory" or "time".
+	// Resource is Memory, Time, RenderTime or RenderedOutput.
 	Resource string
 	// Limit is the budget (bytes or nanoseconds); Used what was in use (bytes) when it
 	// was exceeded.
@@ -63,9 +71,14 @@ type ExceededError struct {
 
 func (e *ExceededError) Error() string {
 	var b []byte
-	if e.Resource == "time" {
+	switch e.Resource {
+	case Time:
 		b = fmt.Appendf(b, "the run took longer than its time budget of %s (see --timeout)", time.Duration(e.Limit))
-	} else {
+	case RenderTime:
+		b = fmt.Appendf(b, "Helm rendering took longer than its budget of %s per run", time.Duration(e.Limit))
+	case RenderedOutput:
+		b = fmt.Appendf(b, "Helm rendering built more than the %s of output one run may hold", Size(e.Limit))
+	default:
 		b = fmt.Appendf(b, "the run went over its memory budget of %s (see --max-memory): %s in use", Size(e.Limit), Size(e.Used))
 	}
 	if e.What != "" {
@@ -104,7 +117,7 @@ func Start(parent context.Context, b *Budget) (context.Context, func()) {
 	b.cancel = cancel
 	if b.Timeout > 0 {
 		b.timer = time.AfterFunc(b.Timeout, func() {
-			b.exceed(&ExceededError{Resource: "time", Limit: int64(b.Timeout), While: b.Doing()})
+			b.exceed(&ExceededError{Resource: Time, Limit: int64(b.Timeout), While: b.Doing()})
 		})
 	}
 	return ctx, func() {
@@ -182,7 +195,7 @@ func (b *Budget) Charge(n int64, what string) error {
 	}
 	b.mu.Unlock()
 	if b.MaxMemory > 0 && total > b.MaxMemory {
-		e := &ExceededError{Resource: "memory", Limit: b.MaxMemory, Used: total, What: what, While: b.Doing()}
+		e := &ExceededError{Resource: Memory, Limit: b.MaxMemory, Used: total, What: what, While: b.Doing()}
 		b.exceed(e)
 		return b.Err()
 	}
@@ -253,7 +266,7 @@ func (b *Budget) Watch(reserve int64, every time.Duration) func() {
 				b.mu.Lock()
 				what := b.topWhat
 				b.mu.Unlock()
-				b.exceed(&ExceededError{Resource: "memory", Limit: b.MaxMemory, Used: live + reserve, What: what, While: b.Doing()})
+				b.exceed(&ExceededError{Resource: Memory, Limit: b.MaxMemory, Used: live + reserve, What: what, While: b.Doing()})
 				return
 			}
 		}
