@@ -114,7 +114,8 @@ func (m *meter) refuse(name string, n int64) error {
 	}
 	err := fmt.Errorf("%s would build %s, over %w (%s)", name, budget.Size(n), errValueBudget, budget.Size(limit))
 	if m != nil && m.run != nil {
-		m.run.Fail(&budget.ExceededError{Resource: budget.Memory, Limit: m.limit, Used: m.used + n, What: m.name() + " (" + name + ")"})
+		what := fmt.Sprintf("%s (%s: over the %s one evaluation may build)", m.name(), name, budget.Size(m.limit))
+		m.run.Fail(&budget.ExceededError{Resource: budget.Memory, Limit: m.run.MaxMemory, What: what, While: what})
 	}
 	return topdown.Halt{Err: err}
 }

@@ -79,7 +79,10 @@ func (e *ExceededError) Error() string {
 	case RenderedOutput:
 		b = fmt.Appendf(b, "Helm rendering built more than the %s of output one run may hold", Size(e.Limit))
 	default:
-		b = fmt.Appendf(b, "the run went over its memory budget of %s (see --max-memory): %s in use", Size(e.Limit), Size(e.Used))
+		b = fmt.Appendf(b, "the run went over its memory budget of %s (see --max-memory)", Size(e.Limit))
+		if e.Used > 0 {
+			b = fmt.Appendf(b, ": %s in use", Size(e.Used))
+		}
 	}
 	if e.What != "" {
 		b = fmt.Appendf(b, "; spent by %s", e.What)
