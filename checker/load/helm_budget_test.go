@@ -185,3 +185,24 @@ func TestHelmMissingDependenciesLinear(t *testing.T) {
 		t.Errorf("1000 missing dependencies allocate %d bytes, 250 allocate %d: more than linear", large, small)
 	}
 }
+
+// The loader charges the bytes it holds to the run's budget: going over stops the load, and
+// the error names the file that went over.
+func TestLoadChargesBytesRead(t *testing.T) {
+	kpc := "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n# " + strings.Repeat("x", 4000) + "\n"
+	dir := writeTree(t, map[string]string{"a.yaml": kpc, "b.yaml": kpc, "c.yaml": kpc})
+	b := &budget.Budget{MaxMemory: 10000}
+	ctx, stop := budget.Start(context.Background(), b)
+	defer stop()
+	_, err := Load(ctx, Options{Paths: []string{dir}, Root: dir, Workers: 1})
+	var be *budget.ExceededError
+	if err == nil || !errors.As(b.Err(), &be) || be.What != "c.yaml" {
+		t.Errorf("err = %v, budget = %v, want the third file to go over", err, b.Err())
+	}
+	b = &budget.Budget{MaxMemory: 1 << 20}
+	ctx, stop = budget.Start(context.Background(), b)
+	defer stop()
+	if _, err := Load(ctx, Options{Paths: []string{dir}, Root: dir}); err != nil || b.Held() != int64(3*len(kpc)) {
+		t.Errorf("err = %v, held %d", err, b.Held())
+	}
+}
