@@ -42,6 +42,7 @@ type meter struct {
 	used, limit int64
 	run         *budget.Budget
 	what        func() string // names the rule and document, for the message
+	named       string
 }
 
 type meterKey struct{}
@@ -99,11 +100,15 @@ func (m *meter) charge(name string, n int64) error {
 	return nil
 }
 
+// name names the rule and document, computed once per evaluation.
 func (m *meter) name() string {
 	if m == nil || m.what == nil {
 		return "a policy"
 	}
-	return m.what()
+	if m.named == "" {
+		m.named = m.what()
+	}
+	return m.named
 }
 
 // refuse stops the evaluation; with a run budget, the run stops too (the policy spent it).
