@@ -38,7 +38,7 @@ func TestChargeStopsRun(t *testing.T) {
 	}
 	// The first overrun is the one reported.
 	b.Fail(&ExceededError{Resource: Time, Limit: 1})
-	if b.Err() != err {
+	if !errors.Is(b.Err(), err) {
 		t.Errorf("Err = %v, want the first overrun", b.Err())
 	}
 }
