@@ -112,14 +112,16 @@ func (m *meter) name() string {
 }
 
 // refuse stops the evaluation; with a run budget, the run stops too (the policy spent it).
+// n is what the call would build (check) or has built (charge).
 func (m *meter) refuse(name string, n int64) error {
-	limit := MaxValueBytes
-	if m != nil {
-		limit = min(limit, m.limit)
+	// Which bound it went over: what the evaluation has left, else one value's.
+	bound, of := MaxValueBytes, "one value may hold"
+	if m != nil && n <= MaxValueBytes {
+		bound, of = m.limit, "one evaluation may build"
 	}
-	err := fmt.Errorf("%s would build %s, over %w (%s)", name, budget.Size(n), errValueBudget, budget.Size(limit))
+	err := fmt.Errorf("%s would build %s, over %w (%s %s)", name, budget.Size(n), errValueBudget, budget.Size(bound), of)
 	if m != nil && m.run != nil {
-		what := fmt.Sprintf("%s (%s: over the %s one evaluation may build)", m.name(), name, budget.Size(m.limit))
+		what := fmt.Sprintf("%s (%s: over the %s %s)", m.name(), name, budget.Size(bound), of)
 		m.run.Fail(&budget.ExceededError{Resource: budget.Memory, Limit: m.run.MaxMemory, What: what, While: what})
 	}
 	return topdown.Halt{Err: err}
