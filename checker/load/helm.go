@@ -45,7 +45,7 @@ type HelmOptions struct {
 	// MaxRendered bounds the rendered bytes the run holds, all charts and variants
 	// together; 0 means DefaultMaxRendered.
 	MaxRendered int64
-	// ChildrenMemory is the memory all rendering children share; 0 means a quarter of the
+	// ChildrenMemory is the memory all rendering children share; 0 means half of the
 	// run's memory budget (internal/budget), else 2 GiB.
 	ChildrenMemory int64
 }
@@ -298,8 +298,10 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, max(len(jobs), 1))
 	rb := newRenderBudget(ctx, opts.Helm)
+	// The children share one cap: fewer of them at once rather than less memory each, so a
+	// chart that renders with helm.ChildMemory still does.
+	workers = min(workers, max(len(jobs), 1), max(int(rb.childrenMemory/helm.ChildMemory), 1))
 	pool := &helm.Pool{Memory: helm.ShareMemory(rb.childrenMemory, workers)}
 	defer pool.Close()
 	parallel(len(jobs), workers, func(k int) {

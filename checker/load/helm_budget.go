@@ -36,7 +36,7 @@ func newRenderBudget(ctx context.Context, h HelmOptions) *renderBudget {
 		rb.maxRendered = DefaultMaxRendered
 	}
 	if rb.childrenMemory <= 0 {
-		rb.childrenMemory = rb.run.Fraction(4, helm.ChildMemory)
+		rb.childrenMemory = rb.run.Fraction(2, helm.ChildMemory)
 	}
 	return rb
 }

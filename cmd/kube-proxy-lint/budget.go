@@ -66,8 +66,8 @@ func (c *cli) runBudgeted(ctx context.Context, cfg *lintConfig) int {
 	b := cfg.budget
 	ctx, stop := budget.Start(ctx, b)
 	defer stop()
-	// The children's share (a quarter) is theirs; the process keeps the rest.
-	unwatch := b.Watch(b.Fraction(4, 0), 50*time.Millisecond)
+	// The children's share (half) is theirs; the process keeps the rest.
+	unwatch := b.Watch(b.Fraction(2, 0), 50*time.Millisecond)
 	defer unwatch()
 	code := c.runLint(ctx, cfg)
 	if err := b.Err(); err != nil {
