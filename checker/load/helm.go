@@ -304,6 +304,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 	workers = min(workers, max(len(jobs), 1), max(int(rb.childrenMemory/helm.ChildMemory), 1))
 	pool := &helm.Pool{Memory: helm.ShareMemory(rb.childrenMemory, workers)}
 	defer pool.Close()
+	defer rb.run.Reserve(rb.childrenMemory)()
 	parallel(len(jobs), workers, func(k int) {
 		j := jobs[k]
 		if ctx.Err() != nil {

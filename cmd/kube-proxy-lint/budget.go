@@ -66,8 +66,8 @@ func (c *cli) runBudgeted(ctx context.Context, cfg *lintConfig) int {
 	b := cfg.budget
 	ctx, stop := budget.Start(ctx, b)
 	defer stop()
-	// The children's share (half) is theirs; the process keeps the rest.
-	unwatch := b.Watch(b.Fraction(2, 0), 50*time.Millisecond)
+	// While Helm's children render, their share is theirs (load.renderCharts reserves it).
+	unwatch := b.Watch(50 * time.Millisecond)
 	defer unwatch()
 	code := c.runLint(ctx, cfg)
 	if err := b.Err(); err != nil {

@@ -38,10 +38,11 @@ type Budget struct {
 	// Timeout is the run's wall-clock budget (0: none).
 	Timeout time.Duration
 
-	held   atomic.Int64
-	doing  atomic.Pointer[string]
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
+	held     atomic.Int64
+	reserved atomic.Int64
+	doing    atomic.Pointer[string]
+	cancel   context.CancelCauseFunc
+	timer    *time.Timer
 
 	mu  sync.Mutex
 	err *ExceededError
@@ -237,15 +238,28 @@ func (b *Budget) Fraction(d, def int64) int64 {
 	return b.MaxMemory / d
 }
 
+// Reserve sets aside n bytes of MaxMemory for memory outside this process (Helm's
+// rendering children) until the returned function is called: the process's own heap must
+// then stay below MaxMemory less n.
+func (b *Budget) Reserve(n int64) func() {
+	if b == nil || n <= 0 {
+		return func() {}
+	}
+	b.reserved.Add(n)
+	return func() { b.reserved.Add(-n) }
+}
+
 // Watch enforces MaxMemory on the whole heap of the process: the soft memory limit is set to
-// reserve bytes below it (the share of Helm's children, which have their own limit), and a
-// watcher stops the run when the live heap measured after a collection is above that
-// limit. It returns the function that stops watching and restores the previous soft limit.
-func (b *Budget) Watch(reserve int64, every time.Duration) func() {
+// the budget less what is reserved for children (Reserve), so the collector works hard
+// before the cap, and a watcher stops the run when the live heap measured after a collection
+// is above that limit. It returns the function that stops watching and restores the previous
+// soft limit.
+func (b *Budget) Watch(every time.Duration) func() {
 	if b == nil || b.MaxMemory <= 0 {
 		return func() {}
 	}
-	limit := max(b.MaxMemory-reserve, 64<<20)
+	limitNow := func() int64 { return max(b.MaxMemory-b.reserved.Load(), 64<<20) }
+	limit := limitNow()
 	prev := debug.SetMemoryLimit(limit)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -261,6 +275,10 @@ func (b *Budget) Watch(reserve int64, every time.Duration) func() {
 				return
 			case <-t.C:
 			}
+			if l := limitNow(); l != limit {
+				limit = l
+				debug.SetMemoryLimit(limit)
+			}
 			metrics.Read(sample)
 			if sample[0].Value.Kind() != metrics.KindUint64 {
 				continue
@@ -269,7 +287,7 @@ func (b *Budget) Watch(reserve int64, every time.Duration) func() {
 				b.mu.Lock()
 				what := b.topWhat
 				b.mu.Unlock()
-				b.exceed(&ExceededError{Resource: Memory, Limit: b.MaxMemory, Used: live + reserve, What: what, While: b.Doing()})
+				b.exceed(&ExceededError{Resource: Memory, Limit: b.MaxMemory, Used: live + b.reserved.Load(), What: what, While: b.Doing()})
 				return
 			}
 		}

@@ -52,7 +52,8 @@ func TestNilBudget(t *testing.T) {
 	b.Do("x")
 	b.Release(1)
 	b.Fail(&ExceededError{})
-	b.Watch(0, time.Second)()
+	b.Watch(time.Second)()
+	b.Reserve(1)()
 	ctx, stop := Start(context.Background(), nil)
 	defer stop()
 	if From(ctx) != nil {
@@ -79,11 +80,13 @@ func TestTimeout(t *testing.T) {
 // Memory no charge sees is watched through the heap: a live heap over the budget stops the
 // run after the next collection.
 func TestWatchHeap(t *testing.T) {
-	b := &Budget{MaxMemory: 64 << 20}
+	b := &Budget{MaxMemory: 192 << 20}
 	ctx, stop := Start(context.Background(), b)
 	defer stop()
 	b.Do("decoding big.yaml")
-	unwatch := b.Watch(0, time.Millisecond)
+	// Children's memory is outside the heap: the heap may use what they leave.
+	defer b.Reserve(128 << 20)()
+	unwatch := b.Watch(time.Millisecond)
 	defer unwatch()
 	hold := make([][]byte, 0, 128)
 	deadline := time.Now().Add(time.Minute) // a hang guard, not a measurement
