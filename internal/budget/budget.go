@@ -284,9 +284,13 @@ func (b *Budget) Watch(every time.Duration) func() {
 				continue
 			}
 			if live := int64(sample[0].Value.Uint64()); live > limit {
+				// The heap has no owner: name the largest charge as a lead.
 				b.mu.Lock()
 				what := b.topWhat
 				b.mu.Unlock()
+				if what != "" {
+					what = "the run's files and documents (the largest: " + what + ")"
+				}
 				b.exceed(&ExceededError{Resource: Memory, Limit: b.MaxMemory, Used: live + b.reserved.Load(), What: what, While: b.Doing()})
 				return
 			}
