@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -278,7 +280,7 @@ func replaceNGuard(ops []*ast.Term) (int64, error) {
 // reference expanded to at most the match.
 func regexReplaceGuard(ops []*ast.Term) (int64, error) {
 	s, pat, repl := str(ops, 0), str(ops, 1), str(ops, 2)
-	re, err := regexp.Compile(pat)
+	re, err := compileCached(pat)
 	if err != nil {
 		return 0, nil // the builtin reports it
 	}
@@ -291,7 +293,7 @@ func regexReplaceGuard(ops []*ast.Term) (int64, error) {
 // regex.split, regex.find_all_string_submatch_n): the terms, times the groups.
 func matchesGuard(patternArg, stringArg int, groups bool) guard {
 	return func(ops []*ast.Term) (int64, error) {
-		re, err := regexp.Compile(str(ops, patternArg))
+		re, err := compileCached(str(ops, patternArg))
 		if err != nil {
 			return 0, nil
 		}
@@ -301,6 +303,26 @@ func matchesGuard(patternArg, stringArg int, groups bool) guard {
 		}
 		return n * termBytes, nil
 	}
+}
+
+// regexCache keeps the patterns the guards compiled (OPA keeps its own), so a guard does not
+// compile a pattern on every call in a loop. It is bounded: past maxCachedRegexps, patterns
+// are compiled each time.
+var regexCache sync.Map
+
+var regexCached atomic.Int64
+
+const maxCachedRegexps = 1000
+
+func compileCached(pat string) (*regexp.Regexp, error) {
+	if re, ok := regexCache.Load(pat); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(pat)
+	if err == nil && regexCached.Add(1) <= maxCachedRegexps {
+		regexCache.Store(pat, re)
+	}
+	return re, err
 }
 
 // splitGuard: split(s, sep) and indexof_n(s, sep) return one term per occurrence.
