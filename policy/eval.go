@@ -80,10 +80,15 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if err := ready(); err != nil {
 			return err
 		}
-		in, err := st.input(ws, d)
+		in, held, err := st.input(ws, d)
 		if err != nil {
 			rr.internal(p, d, err)
 			continue
+		}
+		if held > 0 {
+			if err := budget.From(ctx).Charge(held, "the policy input of "+docID(d)); err != nil {
+				return err
+			}
 		}
 		budget.From(ctx).Do("evaluating " + rr.file + " on " + d.File.Path)
 		mctx, m := withMeter(ctx, func() string { return "policy " + rr.file + " on " + docID(d) })

@@ -148,3 +148,36 @@ func TestValueBuildersRegistered(t *testing.T) {
 		}
 	}
 }
+
+// The input of a document is built once and held for every rule of the run: it is charged
+// to the run's budget once, and a document whose input does not fit stops the run.
+func TestInputCharged(t *testing.T) {
+	ws := bigConfigMap(64 << 10)
+	body := `findings contains {"msg": "x", "path": []} if {
+	input.kind == "ConfigMap"
+}
+`
+	b := &budget.Budget{MaxMemory: 1 << 30}
+	ctx, stop := budget.Start(context.Background(), b)
+	defer stop()
+	for range 2 {
+		r := compile(t, body)
+		p := checker.NewPass(r, ws, func(checker.Finding) {})
+		p.Ctx = ctx
+		if err := r.Run(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if held := b.Held(); held < 64<<10 || held > 96<<10 {
+		t.Errorf("held %d bytes for one 64 KiB input used by two rules, want it charged once", held)
+	}
+	small := &budget.Budget{MaxMemory: 32 << 10}
+	ctx, stop = budget.Start(context.Background(), small)
+	defer stop()
+	r := compile(t, body)
+	p := checker.NewPass(r, bigConfigMap(64<<10), func(checker.Finding) {})
+	p.Ctx = ctx
+	if err := r.Run(p); err == nil || !strings.Contains(err.Error(), "the policy input of a.yaml#0") {
+		t.Errorf("err = %v", err)
+	}
+}
