@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -165,6 +166,12 @@ func (p *Pool) Close() {
 
 // Render renders req in a child (in this process when Command is nil) within timeout.
 func (p *Pool) Render(req Request, timeout time.Duration) (*Result, error) {
+	return p.RenderContext(context.Background(), req, timeout)
+}
+
+// RenderContext is Render that also kills the child when ctx is done (the run stopped: an
+// interrupt, or its budget is spent), instead of waiting for the timeout.
+func (p *Pool) RenderContext(ctx context.Context, req Request, timeout time.Duration) (*Result, error) {
 	if Command == nil {
 		return RenderBounded(req, timeout)
 	}
@@ -181,12 +188,18 @@ func (p *Pool) Render(req Request, timeout time.Duration) (*Result, error) {
 		}
 	}
 	timer := time.AfterFunc(timeout, func() { _ = c.cmd.Process.Kill() })
+	stopCtx := context.AfterFunc(ctx, func() { _ = c.cmd.Process.Kill() })
 	var a answer
 	err := c.enc.Encode(&req)
 	if err == nil {
 		err = c.dec.Decode(&a)
 	}
 	stopped := !timer.Stop()
+	if !stopCtx() {
+		// ctx was done during the rendering: the child was killed (or is being).
+		c.stop()
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		c.stop()
 		if stopped {

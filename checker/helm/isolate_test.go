@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -116,5 +117,21 @@ func TestChildMemoryShare(t *testing.T) {
 	defer whole.Close()
 	if _, err := whole.Render(Request{Files: big}, time.Minute); err != nil {
 		t.Errorf("a child with ChildMemory: %v", err)
+	}
+}
+
+// A run that stops (interrupt, budget) kills the child at once, not at the timeout.
+func TestChildKilledWithContext(t *testing.T) {
+	withChild(t)
+	var p Pool
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := p.RenderContext(ctx, Request{Files: loopChart(`{{ range until 90000 }}{{ range until 90000 }}x{{ end }}{{ end }}`)}, time.Hour)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the rendering cancelled", err)
+	}
+	if res, err := p.Render(Request{Files: loopChart("a: {{ .Values.small }}\n")}, time.Minute); err != nil || len(res.Outputs) != 1 {
+		t.Fatalf("after a cancelled rendering: %v", err)
 	}
 }

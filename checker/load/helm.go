@@ -312,7 +312,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 			return
 		}
 		what := "Helm chart " + chartLabel(charts[j.chart].dir) + " rendered with " + variantFile(j.variant)
-		j.res, j.err = rb.render(pool, j.req, what)
+		j.res, j.err = rb.render(ctx, pool, j.req, what)
 		if j.err == nil {
 			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res, opts.KeepTrees)
 		}

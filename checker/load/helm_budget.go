@@ -42,7 +42,7 @@ func newRenderBudget(ctx context.Context, h HelmOptions) *renderBudget {
 }
 
 // render renders one variant (what names it) within what is left of the budget.
-func (rb *renderBudget) render(pool *helm.Pool, req helm.Request, what string) (*helm.Result, error) {
+func (rb *renderBudget) render(ctx context.Context, pool *helm.Pool, req helm.Request, what string) (*helm.Result, error) {
 	rb.run.Do(what)
 	left := rb.total - time.Duration(rb.spent.Load())
 	if left <= 0 {
@@ -50,7 +50,7 @@ func (rb *renderBudget) render(pool *helm.Pool, req helm.Request, what string) (
 	}
 	t := min(rb.timeout, left)
 	start := time.Now()
-	res, err := pool.Render(req, t)
+	res, err := pool.RenderContext(ctx, req, t)
 	rb.spent.Add(int64(time.Since(start)))
 	if errors.Is(err, helm.ErrTimeout) && t < rb.timeout {
 		return nil, rb.over(&budget.ExceededError{Resource: budget.RenderTime, Limit: int64(rb.total), What: what})
