@@ -166,8 +166,9 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	}
 	run := budget.From(ctx)
 	for i, b := range blobs {
-		if err := run.Charge(int64(len(b)), picked[i].name); err != nil {
-			return nil, fmt.Errorf("load files: %w", err)
+		if run.Charge(int64(len(b)), picked[i].name) != nil {
+			// The run is stopped; its budget reports why.
+			return nil, fmt.Errorf("load files: %w", ctx.Err())
 		}
 	}
 	ws := &checker.Workspace{Root: top, Problems: probs}
