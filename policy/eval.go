@@ -85,12 +85,14 @@ func (rr *regoRule) run(p *checker.Pass) error {
 			rr.internal(p, d, err)
 			continue
 		}
-		if held > 0 {
-			if err := budget.From(ctx).Charge(held, "the policy input of "+docID(d)); err != nil {
-				return err
+		if run := budget.From(ctx); run != nil {
+			if held > 0 {
+				if err := run.Charge(held, "the policy input of "+docID(d)); err != nil {
+					return err
+				}
 			}
+			run.Do("evaluating " + rr.file + " on " + d.File.Path)
 		}
-		budget.From(ctx).Do("evaluating " + rr.file + " on " + d.File.Path)
 		mctx, m := withMeter(ctx, func() string { return "policy " + rr.file + " on " + docID(d) })
 		rs, err := rr.query.Eval(mctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
 		m.done()

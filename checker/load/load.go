@@ -114,9 +114,11 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 			defer wg.Done()
 			for i := range next {
 				if ctx.Err() == nil {
-					run.Do("loading " + inputs[i].name)
+					if run != nil {
+						run.Do("loading " + inputs[i].name)
+					}
 					files[i], fileProbs[i] = readAndParse(ctx, inputs[i], opts.MaxFileSize)
-					if files[i] != nil {
+					if files[i] != nil && run != nil {
 						// What the run holds of the file: its bytes (its decoded documents are
 						// watched through the heap, budget.Watch).
 						_ = run.Charge(int64(len(files[i].Content)), inputs[i].name)
