@@ -151,7 +151,8 @@ Exit codes:
   0         no finding at or above --fail-on
   1         findings at or above --fail-on
   2         usage error, unreadable path or configuration, a named file that could not
-            be linted, or internal error (a rule that broke)
+            be linted, internal error (a rule that broke), or the run went over
+            --max-memory or --timeout
   130, 143  interrupted by SIGINT or SIGTERM
 `, wrapList(report.Formats(), 4, usageWidth), strings.Join(commandNames(), ", "))
 	return b.String()
