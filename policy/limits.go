@@ -422,8 +422,9 @@ var valueGuards = map[string]guard{
 }
 
 // valueBuilders are the builtins whose results are charged: whatever builds a string, a
-// number or a container. Comparisons, type tests and lookups (object.get, walk) return
-// booleans or parts of their operands, which cost nothing new.
+// number or a container. Comparisons, type tests, lookups (object.get, walk) and slices of a
+// string (trim*, substring) return booleans or parts of their operands, which cost nothing
+// new.
 var valueBuilders = []string{
 	"array.concat", "array.reverse", "array.slice", "base64.decode", "base64.encode",
 	"base64url.decode", "base64url.encode", "base64url.encode_no_pad", "bits.and", "bits.lsh",
@@ -433,8 +434,7 @@ var valueBuilders = []string{
 	"hex.decode", "hex.encode", "intersection", "json.filter", "json.remove", "json.unmarshal",
 	"lower", "minus", "mul", "numbers.range", "numbers.range_step", "object.filter",
 	"object.keys", "object.remove", "object.union", "object.union_n", "plus", "product",
-	"regex.template_match", "strings.reverse", "strings.split_n", "substring", "sum",
-	"trim", "trim_left", "trim_prefix", "trim_right", "trim_space", "trim_suffix", "union",
+	"regex.template_match", "strings.reverse", "strings.split_n", "sum", "union",
 	"units.parse", "units.parse_bytes", "upper", "urlquery.decode", "urlquery.decode_object",
 	"urlquery.encode", "yaml.unmarshal", "sort", "set_diff", "rego.parse_module",
 	"graphql.parse", "graphql.parse_query", "graphql.parse_schema", "graphql.parse_and_verify",
