@@ -200,15 +200,27 @@ func limited(name string, g guard, orig topdown.BuiltinFunc) topdown.BuiltinFunc
 				return err
 			}
 		}
+		size := resultSize
+		if freshResults[name] {
+			size = func(v ast.Value) int64 { return valueSize(v, MaxValueBytes+1) }
+		}
 		return orig(bctx, ops, func(t *ast.Term) error {
 			if t != nil {
-				if err := m.charge(name, resultSize(t.Value)); err != nil {
+				if err := m.charge(name, size(t.Value)); err != nil {
 					return err
 				}
 			}
 			return iter(t)
 		})
 	}
+}
+
+// freshResults are the builtins whose whole result is new (decoders and parsers): charged
+// as a tree, not by their top-level elements.
+var freshResults = map[string]bool{
+	"json.unmarshal": true, "yaml.unmarshal": true, "base64.decode": true, "rego.parse_module": true,
+	"graphql.parse": true, "graphql.parse_query": true, "graphql.parse_schema": true,
+	"graphql.parse_and_verify": true, "urlquery.decode_object": true,
 }
 
 // resultSize is what a result costs: strings and numbers by their length, containers by
