@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -27,29 +26,16 @@ const (
 	ChildEnv = "KUBE_PROXY_LINT_HELM_CHILD"
 )
 
-// ChildMemory is the memory a rendering child may use by default; Pool.Memory lowers it so
-// that the children of one run share one cap (ChildMemoryEnv tells the child).
+// ChildMemory is the address space a rendering child may use. It is not lowered to share a
+// smaller budget: an idle child already maps about 1.7 GB of address space (the runtime's
+// reservations and the binary), so a lower limit fails at random, not at a size. The
+// children of a run share its budget by how many render at once (ChildrenAtOnce).
 const ChildMemory = 2 << 30
 
-// MinChildMemory is the least a child is given: the Go runtime and Helm's engine need about
-// 100 MB of address space before they render anything.
-const MinChildMemory = 384 << 20
-
-// ChildMemoryEnv carries a child's memory limit in bytes.
-const ChildMemoryEnv = "KUBE_PROXY_LINT_HELM_MEMORY"
-
-// childMemory is the limit a child was started with.
-func childMemory() uint64 {
-	n, err := strconv.ParseUint(os.Getenv(ChildMemoryEnv), 10, 64)
-	if err != nil || n == 0 {
-		return ChildMemory
-	}
-	return min(max(n, MinChildMemory), ChildMemory)
-}
-
-// ShareMemory splits the memory of all children (total bytes) between workers children.
-func ShareMemory(total int64, workers int) int64 {
-	return min(max(total/int64(max(workers, 1)), MinChildMemory), ChildMemory)
+// ChildrenAtOnce is how many children may render at once within share bytes for all of
+// them: at most workers, at least one.
+func ChildrenAtOnce(share int64, workers int) int {
+	return max(min(workers, int(share/ChildMemory)), 1)
 }
 
 // Command starts a rendering child when set (the running binary with ChildArg and
@@ -83,9 +69,8 @@ type answer struct {
 // ServeChild renders the requests read from r and writes the results to w until r ends. It
 // is the whole program of a rendering child.
 func ServeChild(r io.Reader, w io.Writer) int {
-	limit := childMemory()
-	limitMemory(limit)
-	debug.SetMemoryLimit(int64(limit / 2))
+	limitMemory(ChildMemory)
+	debug.SetMemoryLimit(ChildMemory / 2)
 	dec, enc := gob.NewDecoder(r), gob.NewEncoder(w)
 	for {
 		var req Request
@@ -114,11 +99,8 @@ type child struct {
 	in  io.WriteCloser
 }
 
-func startChild(memory int64) (*child, error) {
+func startChild() (*child, error) {
 	cmd := Command()
-	if memory > 0 {
-		cmd.Env = append(cmd.Env, ChildMemoryEnv+"="+strconv.FormatInt(memory, 10))
-	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -146,10 +128,6 @@ func (c *child) stop() {
 
 // Pool renders requests in children, one child per caller at a time, reused.
 type Pool struct {
-	// Memory is the limit of each child in bytes (0: ChildMemory): the run's share for all
-	// its children, divided by how many render at once (ShareMemory).
-	Memory int64
-
 	mu   sync.Mutex
 	idle []*child
 }
@@ -183,7 +161,7 @@ func (p *Pool) RenderContext(ctx context.Context, req Request, timeout time.Dura
 	p.mu.Unlock()
 	if c == nil {
 		var err error
-		if c, err = startChild(p.Memory); err != nil {
+		if c, err = startChild(); err != nil {
 			return nil, fmt.Errorf("start the rendering process: %w", err)
 		}
 	}

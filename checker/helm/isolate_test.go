@@ -92,31 +92,19 @@ func TestChildError(t *testing.T) {
 	}
 }
 
-// The children of one run share one memory cap: a child started with its share renders an
-// ordinary chart, and dies at its share (not at ChildMemory) on a chart that builds more.
-func TestChildMemoryShare(t *testing.T) {
-	withChild(t)
-	if got := ShareMemory(1<<30, 4); got != MinChildMemory {
-		t.Errorf("ShareMemory(1 GiB, 4) = %d, want the minimum %d", got, MinChildMemory)
-	}
-	if got := ShareMemory(3<<30, 2); got != 1536<<20 {
-		t.Errorf("ShareMemory(3 GiB, 2) = %d", got)
-	}
-	p := Pool{Memory: MinChildMemory}
-	defer p.Close()
-	res, err := p.Render(Request{Files: loopChart("a: {{ .Values.small }}\n")}, time.Minute)
-	if err != nil || len(res.Outputs) != 1 {
-		t.Fatalf("an ordinary chart in a child of %d bytes: %v", MinChildMemory, err)
-	}
-	// A string of 80 MiB, built by doubling: within ChildMemory, over the share.
-	big := loopChart(`{{ $s := "xxxxxxxxxx" }}{{ range until 23 }}{{ $s = printf "%s%s" $s $s }}{{ end }}{{ len $s }}`)
-	if _, err = p.Render(Request{Files: big}, time.Minute); err == nil {
-		t.Error("a child with its share built 80 MiB")
-	}
-	var whole Pool
-	defer whole.Close()
-	if _, err := whole.Render(Request{Files: big}, time.Minute); err != nil {
-		t.Errorf("a child with ChildMemory: %v", err)
+// The children of one run share one memory cap: as many render at once as fit in it, at
+// least one.
+func TestChildrenAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		share   int64
+		workers int
+		want    int
+	}{
+		{2 << 30, 2, 1}, {1 << 30, 4, 1}, {4 << 30, 2, 2}, {8 << 30, 2, 2}, {8 << 30, 64, 4}, {0, 8, 1},
+	} {
+		if got := ChildrenAtOnce(c.share, c.workers); got != c.want {
+			t.Errorf("ChildrenAtOnce(%d, %d) = %d, want %d", c.share, c.workers, got, c.want)
+		}
 	}
 }
 

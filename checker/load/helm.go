@@ -299,10 +299,9 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		workers = runtime.GOMAXPROCS(0)
 	}
 	rb := newRenderBudget(ctx, opts.Helm)
-	// The children share one cap: fewer of them at once rather than less memory each, so a
-	// chart that renders with helm.ChildMemory still does.
-	workers = min(workers, max(len(jobs), 1), max(int(rb.childrenMemory/helm.ChildMemory), 1))
-	pool := &helm.Pool{Memory: helm.ShareMemory(rb.childrenMemory, workers)}
+	// The children share one cap: as many of them at once as fit in it.
+	workers = helm.ChildrenAtOnce(rb.childrenMemory, min(workers, max(len(jobs), 1)))
+	pool := &helm.Pool{}
 	defer pool.Close()
 	defer rb.run.Reserve(rb.childrenMemory)()
 	parallel(len(jobs), workers, func(k int) {
