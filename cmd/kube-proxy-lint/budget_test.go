@@ -75,3 +75,25 @@ func TestBudgetConfigAndFlags(t *testing.T) {
 		t.Errorf("--max-memory 1MiB: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// Issue 22 item 8: a credentials file a CI step wrote beside a chart, ignored by .gitignore,
+// reached a finding's message through .Files.Glob. The chart reads what the loader reads.
+func TestHelmChartSkipsIgnoredCredentials(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		".gitignore":             "gha-creds-*.json\n",
+		"kp/Chart.yaml":          "apiVersion: v2\nname: kp\nversion: 0.1.0\n",
+		"kp/gha-creds-1234.json": `{"private_key": "TOKEN-0123456789"}`,
+		"kp/values.yaml":         "x: 1\n",
+		"kp/templates/kpc.yaml": `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: {{ range $p, $_ := .Files.Glob "gha-creds-*.json" }}{{ $.Files.Get $p | quote }}{{ else }}nftables{{ end }}
+`,
+	})
+	r := runWithin(t, nil, "--target-version", "1.40", "--color", "never", dir)
+	if strings.Contains(r.stdout+r.stderr, "TOKEN-0123456789") {
+		t.Errorf("the ignored credentials file reached the output:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if r.code == exitError {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
