@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 
 // dataRef is where the workspace view appears to policies.
@@ -79,13 +80,26 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if err := ready(); err != nil {
 			return err
 		}
-		in, err := st.input(ws, d)
+		in, held, err := st.input(ws, d)
 		if err != nil {
 			rr.internal(p, d, err)
 			continue
 		}
-		rs, err := rr.query.Eval(ctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		if run := budget.From(ctx); run != nil {
+			if held > 0 {
+				if err := run.Charge(held, "the policy input of "+docID(d)); err != nil {
+					return err
+				}
+			}
+			run.Do("evaluating " + rr.file + " on " + d.File.Path)
+		}
+		mctx, m := withMeter(ctx, func() string { return "policy " + rr.file + " on " + docID(d) })
+		rs, err := rr.query.Eval(mctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		m.done()
 		if err := ctx.Err(); err != nil {
+			if be := budget.From(ctx).Err(); be != nil {
+				return be
+			}
 			if p.Cancelled() {
 				return fmt.Errorf("evaluate %s: %w", rr.file, p.Context().Err())
 			}
@@ -109,8 +123,13 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if err := ready(); err != nil {
 			return err
 		}
-		rs, err := rr.query.Eval(ctx, rego.EvalParsedInput(st.commandInput(file)), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		mctx, m := withMeter(ctx, func() string { return "policy " + rr.file + " on the command lines of " + file })
+		rs, err := rr.query.Eval(mctx, rego.EvalParsedInput(st.commandInput(file)), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		m.done()
 		if ctx.Err() != nil {
+			if be := budget.From(ctx).Err(); be != nil {
+				return be
+			}
 			if p.Cancelled() {
 				return fmt.Errorf("evaluate %s: %w", rr.file, p.Context().Err())
 			}

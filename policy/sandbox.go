@@ -30,6 +30,9 @@ var forbiddenBuiltins = map[string]string{
 	"uuid.rfc4122":                                           "it is random",
 	"io.jwt.encode_sign":                                     "its signatures are random",
 	"io.jwt.encode_sign_raw":                                 "its signatures are random",
+	// Calls that neither the timeout nor the memory bounds can stop once started.
+	"strings.render_template": "it runs Go text/template, which the timeout cannot interrupt and which builds output without bound",
+	"graph.reachable_paths":   "it lists every path, exponential in the graph's size, before the timeout can stop it",
 }
 
 // forbidden reports whether a builtin is refused in the sandbox, and why.

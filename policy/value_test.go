@@ -57,7 +57,7 @@ func TestViewValueMatchesJSON(t *testing.T) {
 			if d.Node == nil {
 				continue
 			}
-			got, err := st.input(ws, d)
+			got, _, err := st.input(ws, d)
 			if err != nil {
 				continue // the loader reports documents that cannot be converted
 			}

@@ -320,13 +320,16 @@ func (st *wsState) value() ast.Value {
 
 // input returns the document's input value, converted to a Rego value directly (a JSON round
 // trip of every document costs more than evaluating the rules).
-func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value, error) {
+//
+// held is what a newly built input holds (0 when it was built before): inputs are kept for
+// every rule of the run, so the caller charges it to the run's budget once.
+func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (v ast.Value, held int64, err error) {
 	if v, ok := st.inputs.Load(d); ok {
-		return v.(ast.Value), nil
+		return v.(ast.Value), 0, nil
 	}
 	in, err := st.inputOf(ws, d)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	obj, ins := in.Object, in.Instances
 	str := ast.StringTerm
@@ -348,7 +351,7 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 	}
 	objV, err := sharedValue(obj, map[uintptr]ast.Value{})
 	if err != nil {
-		return nil, fmt.Errorf("build policy input: %w", err)
+		return nil, 0, fmt.Errorf("build policy input: %w", err)
 	}
 	insV := ast.NewArray()
 	if len(ins) > 0 {
@@ -356,8 +359,45 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (ast.Value,
 	}
 	o.Insert(ast.InternedTerm("object"), ast.NewTerm(objV))
 	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(insV))
-	st.inputs.Store(d, o)
-	return o, nil
+	if prev, loaded := st.inputs.LoadOrStore(d, o); loaded {
+		return prev.(ast.Value), 0, nil // another rule built it first
+	}
+	return o, genericSize(obj, map[uintptr]bool{}), nil
+}
+
+// genericSize is roughly what the Rego value of a generic value holds: values shared by YAML
+// aliases count once, as sharedValue converts them once.
+func genericSize(v any, seen map[uintptr]bool) int64 {
+	switch x := v.(type) {
+	case map[string]any:
+		key := reflect.ValueOf(x).Pointer()
+		if seen[key] {
+			return termBytes
+		}
+		seen[key] = true
+		n := int64(termBytes)
+		for k, e := range x {
+			n += 2*termBytes + int64(len(k)) + genericSize(e, seen)
+		}
+		return n
+	case []any:
+		if len(x) == 0 {
+			return termBytes
+		}
+		key := reflect.ValueOf(x).Pointer()
+		if seen[key] {
+			return termBytes
+		}
+		seen[key] = true
+		n := int64(termBytes)
+		for _, e := range x {
+			n += termBytes + genericSize(e, seen)
+		}
+		return n
+	case string:
+		return termBytes + int64(len(x))
+	}
+	return termBytes
 }
 
 // CommandLineKind is the kind of the input a rule gets for a text file holding kube-proxy

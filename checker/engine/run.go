@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 
 // runRules runs every rule on a bounded pool of goroutines. Each rule collects into its own
@@ -92,6 +93,7 @@ func runRule(ctx context.Context, ws *checker.Workspace, r *checker.Rule, regist
 	})
 	pass.Registry = registry
 	pass.Ctx = ctx
+	budget.From(ctx).Do("running rule " + r.ID)
 	defer func() {
 		v := recover()
 		mu.Lock()

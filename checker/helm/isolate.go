@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -25,8 +26,17 @@ const (
 	ChildEnv = "KUBE_PROXY_LINT_HELM_CHILD"
 )
 
-// ChildMemory is the memory a rendering child may use.
+// ChildMemory is the address space a rendering child may use. It is not lowered to share a
+// smaller budget: an idle child already maps about 1.7 GB of address space (the runtime's
+// reservations and the binary), so a lower limit fails at random, not at a size. The
+// children of a run share its budget by how many render at once (ChildrenAtOnce).
 const ChildMemory = 2 << 30
+
+// ChildrenAtOnce is how many children may render at once within share bytes for all of
+// them: at most workers, at least one.
+func ChildrenAtOnce(share int64, workers int) int {
+	return max(min(workers, int(share/ChildMemory)), 1)
+}
 
 // Command starts a rendering child when set (the running binary with ChildArg and
 // ChildEnv). Nil renders in this process, bounded by time only (tests).
@@ -134,6 +144,12 @@ func (p *Pool) Close() {
 
 // Render renders req in a child (in this process when Command is nil) within timeout.
 func (p *Pool) Render(req Request, timeout time.Duration) (*Result, error) {
+	return p.RenderContext(context.Background(), req, timeout)
+}
+
+// RenderContext is Render that also kills the child when ctx is done (the run stopped: an
+// interrupt, or its budget is spent), instead of waiting for the timeout.
+func (p *Pool) RenderContext(ctx context.Context, req Request, timeout time.Duration) (*Result, error) {
 	if Command == nil {
 		return RenderBounded(req, timeout)
 	}
@@ -150,12 +166,18 @@ func (p *Pool) Render(req Request, timeout time.Duration) (*Result, error) {
 		}
 	}
 	timer := time.AfterFunc(timeout, func() { _ = c.cmd.Process.Kill() })
+	stopCtx := context.AfterFunc(ctx, func() { _ = c.cmd.Process.Kill() })
 	var a answer
 	err := c.enc.Encode(&req)
 	if err == nil {
 		err = c.dec.Decode(&a)
 	}
 	stopped := !timer.Stop()
+	if !stopCtx() {
+		// ctx was done during the rendering: the child was killed (or is being).
+		c.stop()
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		c.stop()
 		if stopped {

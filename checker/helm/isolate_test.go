@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -88,5 +89,37 @@ func TestChildError(t *testing.T) {
 	var he *Error
 	if !errors.As(err, &he) || !strings.Contains(he.Msg, "parse error") || !strings.Contains(he.Msg, "not defined") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The children of one run share one memory cap: as many render at once as fit in it, at
+// least one.
+func TestChildrenAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		share   int64
+		workers int
+		want    int
+	}{
+		{2 << 30, 2, 1}, {1 << 30, 4, 1}, {4 << 30, 2, 2}, {8 << 30, 2, 2}, {8 << 30, 64, 4}, {0, 8, 1},
+	} {
+		if got := ChildrenAtOnce(c.share, c.workers); got != c.want {
+			t.Errorf("ChildrenAtOnce(%d, %d) = %d, want %d", c.share, c.workers, got, c.want)
+		}
+	}
+}
+
+// A run that stops (interrupt, budget) kills the child at once, not at the timeout.
+func TestChildKilledWithContext(t *testing.T) {
+	withChild(t)
+	var p Pool
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := p.RenderContext(ctx, Request{Files: loopChart(`{{ range until 90000 }}{{ range until 90000 }}x{{ end }}{{ end }}`)}, time.Hour)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the rendering cancelled", err)
+	}
+	if res, err := p.Render(Request{Files: loopChart("a: {{ .Values.small }}\n")}, time.Minute); err != nil || len(res.Outputs) != 1 {
+		t.Fatalf("after a cancelled rendering: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/gitdiff"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 
 // treeEntry is one blob of a commit's tree.
@@ -163,6 +164,13 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	if err != nil {
 		return nil, err
 	}
+	run := budget.From(ctx)
+	for i, b := range blobs {
+		if run.Charge(int64(len(b)), picked[i].name) != nil {
+			// The run is stopped; its budget reports why.
+			return nil, fmt.Errorf("load files: %w", ctx.Err())
+		}
+	}
 	ws := &checker.Workspace{Root: top, Problems: probs}
 	files := make([]*checker.File, len(picked))
 	fileProbs := make([][]checker.LoadProblem, len(picked))
@@ -202,7 +210,10 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 			}
 		}
 		if charts := findCharts(ins); len(charts) > 0 {
-			renderCharts(ctx, ws, charts, opts, mem)
+			renderCharts(ctx, ws, charts, ins, opts, mem)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("render Helm charts: %w", err)
 		}
 	}
 	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {

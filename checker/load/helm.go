@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -40,10 +39,29 @@ type HelmOptions struct {
 	Values map[string][]string
 	// Timeout bounds the rendering of one chart variant; 0 means DefaultHelmTimeout.
 	Timeout time.Duration
+	// RunBudget bounds the time spent rendering in one run, all charts and variants
+	// together; 0 means DefaultHelmRunBudget.
+	RunBudget time.Duration
+	// MaxRendered bounds the rendered bytes the run holds, all charts and variants
+	// together; 0 means DefaultMaxRendered.
+	MaxRendered int64
+	// ChildrenMemory is the memory all rendering children share; 0 means half of the
+	// run's memory budget (internal/budget), else 2 GiB.
+	ChildrenMemory int64
 }
 
-// DefaultHelmTimeout bounds the rendering of one chart variant.
-const DefaultHelmTimeout = 10 * time.Second
+// Rendering bounds: per variant, and per run. Every values-*.yaml adds a rendering, so a
+// hostile chart could otherwise multiply the per-variant bounds by its number of values
+// files (issue 22, items 4 and 6).
+const (
+	// DefaultHelmTimeout bounds the rendering of one chart variant.
+	DefaultHelmTimeout = 10 * time.Second
+	// DefaultHelmRunBudget bounds the time one run spends rendering.
+	DefaultHelmRunBudget = time.Minute
+	// DefaultMaxRendered bounds the rendered output one run holds (its decoded documents
+	// take several times as much).
+	DefaultMaxRendered = 64 << 20
+)
 
 // Chart file limits: a chart is configuration, not data.
 const (
@@ -100,49 +118,78 @@ func joinDir(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readChart reads the files of a chart directory from disk (regular files only, never
-// through a symbolic link, bounded), with the overlay's content where it has one.
-func readChart(c chartInput, overlay map[string][]byte, maxSize int64) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	total := 0
-	err := filepath.WalkDir(c.abs, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if e.IsDir() {
-			if p != c.abs && (skipDirs[e.Name()] || strings.HasPrefix(e.Name(), ".")) {
-				return fs.SkipDir
+// chartFiles collects the files of each chart from the inputs of the load: exactly the
+// files the loader reads (the walk's .gitignore, skipped directories, links and names, so a
+// credentials file a CI step wrote beside the chart is not in .Files), each read once and
+// given to the deepest chart above it only (a chart nested in another chart's directory,
+// outside its charts/, is rendered on its own and is not among the outer chart's files).
+// mem holds the content of in-memory loads; nil reads from disk. A chart over the file
+// limits gets an error instead of its files.
+func chartFiles(charts []chartInput, inputs []input, mem map[string][]byte, maxSize int64) ([]map[string][]byte, []error) {
+	files := make([]map[string][]byte, len(charts))
+	errs := make([]error, len(charts))
+	totals := make([]int, len(charts))
+	byDir := make(map[string]int, len(charts))
+	for i, c := range charts {
+		byDir[c.dir] = i
+		files[i] = map[string][]byte{}
+	}
+	for _, in := range inputs {
+		owner, rel := -1, ""
+		for d := in.name; ; {
+			d = path.Dir(d)
+			if d == "." {
+				d = ""
 			}
-			return nil
-		}
-		if !e.Type().IsRegular() {
-			return nil // links (never followed), FIFOs, devices
-		}
-		if unusedCopy(e.Name()) {
-			return nil
-		}
-		rel, err := filepath.Rel(c.abs, p)
-		if err != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		if len(files) >= maxChartFiles {
-			return errors.New("the chart has more than 5000 files")
-		}
-		b, ok := overlay[joinDir(c.dir, rel)]
-		if !ok {
-			if b, err = safefile.ReadFile(p, maxSize); err != nil {
-				return nil // unreadable or too large: Helm sees the chart without it
+			if i, ok := byDir[d]; ok {
+				owner, rel = i, strings.TrimPrefix(in.name, joinDir(d, ""))
+				break
+			}
+			if d == "" {
+				break
 			}
 		}
-		total += len(b)
-		if total > maxChartBytes {
-			return fmt.Errorf("the chart is larger than %d bytes", maxChartBytes)
+		if owner < 0 || errs[owner] != nil || unusedCopy(path.Base(rel)) || hiddenDir(rel) {
+			continue
 		}
-		files[rel] = b
-		return nil
-	})
-	return files, err
+		if len(files[owner]) >= maxChartFiles {
+			errs[owner] = fmt.Errorf("the chart has more than %d files", maxChartFiles)
+			continue
+		}
+		b, ok := mem[in.name]
+		switch {
+		case ok:
+		case in.content != nil || in.abs == "":
+			b = in.content // the overlay's content (--fix), or stdin
+		default:
+			var err error
+			if b, err = safefile.ReadFile(in.abs, maxSize); err != nil {
+				continue // unreadable or too large: Helm sees the chart without it
+			}
+		}
+		if totals[owner] += len(b); totals[owner] > maxChartBytes {
+			errs[owner] = fmt.Errorf("the chart is larger than %d bytes", maxChartBytes)
+			continue
+		}
+		files[owner][rel] = b
+	}
+	for i := range files {
+		if errs[i] != nil {
+			files[i] = nil
+		}
+	}
+	return files, errs
+}
+
+// hiddenDir reports whether a chart-relative name lies in a directory whose name starts with
+// a dot (.github, .git): never part of a chart.
+func hiddenDir(rel string) bool {
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if strings.HasPrefix(path.Base(d), ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // unusedCopy reports whether a file is a copy not in use (a test golden, a backup, an editor's
@@ -154,18 +201,6 @@ func unusedCopy(name string) bool {
 		return true
 	}
 	return strings.HasSuffix(name, "~")
-}
-
-// memChart collects a chart from in-memory files (load.Files).
-func memChart(c chartInput, all map[string][]byte) map[string][]byte {
-	files := map[string][]byte{}
-	prefix := joinDir(c.dir, "")
-	for n, b := range all {
-		if rest, ok := strings.CutPrefix(n, prefix); ok && !unusedCopy(path.Base(n)) {
-			files[rest] = b
-		}
-	}
-	return files
 }
 
 // libraryChart reports whether Chart.yaml declares a library chart.
@@ -201,25 +236,27 @@ func variants(dir string, files map[string][]byte, opts HelmOptions) []string {
 	return append(out, found...)
 }
 
-// variantDir is the virtual directory of a variant's rendered files, below the chart.
+// variantDir is the virtual directory of a variant's rendered files, below the chart. Its
+// name starts with a NUL byte, which no file name on disk or in a Git tree can hold: a real
+// file never shares a rendered file's path, so it is never mapped through a chart's render
+// map (a real c/@values.yaml/templates/t.yaml was, issue 22 item 9).
 func variantDir(variant string) string {
 	if variant == "" {
 		variant = "values.yaml"
 	}
-	return "@" + strings.ReplaceAll(variant, "/", "|")
+	return virtualMark + "@" + strings.ReplaceAll(variant, "/", "|")
 }
+
+// virtualMark starts the virtual directory of every rendered file.
+const virtualMark = "\x00"
 
 // renderCharts renders the charts found in the inputs into ws (before finish). files holds
 // the content of in-memory loads; nil reads the charts from disk.
-func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInput, opts Options, mem map[string][]byte) {
+func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInput, inputs []input, opts Options, mem map[string][]byte) {
 	targets := preliminaryTargets(ws, charts, opts.Target)
 	maxSize := opts.MaxFileSize
 	if maxSize <= 0 {
 		maxSize = DefaultMaxFileSize
-	}
-	timeout := opts.Helm.Timeout
-	if timeout <= 0 {
-		timeout = DefaultHelmTimeout
 	}
 	// One job per chart and variant, rendered and decoded in parallel, added in order.
 	type job struct {
@@ -232,18 +269,11 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		probs   [][]checker.LoadProblem
 	}
 	var jobs []*job
-	files := make([]map[string][]byte, len(charts))
+	files, errs := chartFiles(charts, inputs, mem, maxSize)
 	notices := make([][]string, len(charts))
 	for i, c := range charts {
-		var err error
-		if mem != nil {
-			files[i] = memChart(c, mem)
-		} else {
-			files[i], err = readChart(c, opts.Overlay, maxSize)
-		}
-		if err != nil {
-			notices[i] = append(notices[i], "Helm chart "+chartLabel(c.dir)+" not rendered: "+err.Error()+"; its templates are checked unrendered (placeholders unknown)")
-			files[i] = nil
+		if errs[i] != nil {
+			notices[i] = append(notices[i], "Helm chart "+chartLabel(c.dir)+" not rendered: "+errs[i].Error()+"; its templates are checked unrendered (placeholders unknown)")
 			continue
 		}
 		if libraryChart(files[i]["Chart.yaml"]) {
@@ -268,15 +298,20 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	rb := newRenderBudget(ctx, opts.Helm)
+	// The children share one cap: as many of them at once as fit in it.
+	workers = helm.ChildrenAtOnce(rb.childrenMemory, min(workers, max(len(jobs), 1)))
 	pool := &helm.Pool{}
 	defer pool.Close()
+	defer rb.run.Reserve(rb.childrenMemory)()
 	parallel(len(jobs), workers, func(k int) {
 		j := jobs[k]
 		if ctx.Err() != nil {
 			j.err = ctx.Err()
 			return
 		}
-		j.res, j.err = pool.Render(j.req, timeout)
+		what := "Helm chart " + chartLabel(charts[j.chart].dir) + " rendered with " + variantFile(j.variant)
+		j.res, j.err = rb.render(ctx, pool, j.req, what)
 		if j.err == nil {
 			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res, opts.KeepTrees)
 		}
@@ -299,10 +334,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		}
 		for ; k < len(jobs) && jobs[k].chart == i; k++ {
 			j := jobs[k]
-			with := "values.yaml"
-			if j.variant != "" {
-				with = j.variant
-			}
+			with := variantFile(j.variant)
 			if j.err != nil {
 				rest := "its templates are checked unrendered (placeholders unknown)"
 				if rendered[i] {
@@ -311,9 +343,14 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 				notice(fmt.Sprintf("Helm chart %s not rendered with %s: %s; %s", chartLabel(c.dir), escapeNotice(with), helmMessage(j.err), rest))
 				continue
 			}
-			if j.variant == "" {
+			if j.variant == "" && len(j.res.Missing) > 0 {
+				deps := dependencyPositions(c, files[i]["Chart.yaml"])
 				for _, m := range j.res.Missing {
-					ws.Problems = append(ws.Problems, checker.LoadProblem{Pos: dependencyPos(c, files[i]["Chart.yaml"], m),
+					pos, ok := deps[m]
+					if !ok {
+						pos = checker.Position{Filename: c.name, Line: 1, Column: 1}
+					}
+					ws.Problems = append(ws.Problems, checker.LoadProblem{Pos: pos,
 						Message: fmt.Sprintf("Helm chart %s: dependency %s is not in charts/ (helm dependency build); rendered without it", chartLabel(c.dir), escapeNotice(m))})
 				}
 			}
@@ -334,20 +371,28 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 	dropMasked(ws, drop)
 }
 
-// dependencyPos is the position of a dependency's name in Chart.yaml, else its first line.
-func dependencyPos(c chartInput, chartYAML []byte, name string) checker.Position {
+// dependencyPositions maps each dependency name of Chart.yaml to the position of its name,
+// parsed once per chart (a chart with thousands of missing dependencies parsed it once per
+// dependency, issue 22 item 7).
+func dependencyPositions(c chartInput, chartYAML []byte) map[string]checker.Position {
+	out := map[string]checker.Position{}
 	var n yaml.Node
-	if yaml.Unmarshal(chartYAML, &n) == nil && len(n.Content) > 0 {
-		_, deps := checker.LookupNode(n.Content[0], checker.Path{"dependencies"})
-		if deps != nil && deps.Kind == yaml.SequenceNode {
-			for _, d := range deps.Content {
-				if _, v := checker.LookupNode(d, checker.Path{"name"}); v != nil && v.Value == name {
-					return checker.NewLineIndex(chartYAML).Position(c.name, checker.NewLineIndex(chartYAML).Offset(v.Line, v.Column))
-				}
+	if yaml.Unmarshal(chartYAML, &n) != nil || len(n.Content) == 0 {
+		return out
+	}
+	_, deps := checker.LookupNode(n.Content[0], checker.Path{"dependencies"})
+	if deps == nil || deps.Kind != yaml.SequenceNode {
+		return out
+	}
+	li := checker.NewLineIndex(chartYAML)
+	for _, d := range deps.Content {
+		if _, v := checker.LookupNode(d, checker.Path{"name"}); v != nil {
+			if _, seen := out[v.Value]; !seen {
+				out[v.Value] = li.Position(c.name, li.Offset(v.Line, v.Column))
 			}
 		}
 	}
-	return checker.Position{Filename: c.name, Line: 1, Column: 1}
+	return out
 }
 
 // isTemplateFile reports whether a chart-relative name is a template of the chart or of a

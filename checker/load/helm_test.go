@@ -74,9 +74,9 @@ func TestHelmFixtureCharts(t *testing.T) {
 	for _, f := range ws.Rendered {
 		names = append(names, f.Path)
 	}
-	want := "kube-proxy/@values.yaml/templates/configmap.yaml kube-proxy/@values.yaml/templates/daemonset.yaml literal/@values.yaml/templates/daemonset.yaml " +
-		"prod-only/@values-prod.yaml/templates/configmap.yaml prod-only/@values.yaml/templates/configmap.yaml " +
-		"with-helper/@values.yaml/charts/proxy/templates/configmap.yaml with-helper/@values.yaml/templates/configmap.yaml with-helper/@values.yaml/templates/daemonset.yaml"
+	want := "kube-proxy/\x00@values.yaml/templates/configmap.yaml kube-proxy/\x00@values.yaml/templates/daemonset.yaml literal/\x00@values.yaml/templates/daemonset.yaml " +
+		"prod-only/\x00@values-prod.yaml/templates/configmap.yaml prod-only/\x00@values.yaml/templates/configmap.yaml " +
+		"with-helper/\x00@values.yaml/charts/proxy/templates/configmap.yaml with-helper/\x00@values.yaml/templates/configmap.yaml with-helper/\x00@values.yaml/templates/daemonset.yaml"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("rendered files:\n%s\nwant\n%s", got, want)
 	}
@@ -87,9 +87,9 @@ func TestHelmFixtureCharts(t *testing.T) {
 func TestHelmSandbox(t *testing.T) {
 	outside := writeTree(t, map[string]string{"secret.txt": "TOP-SECRET"})
 	dir := writeTree(t, map[string]string{
-		"c/Chart.yaml":   "apiVersion: v2\nname: c\nversion: 0.1.0\n",
-		"c/values.yaml":  "x: 1\n",
-		"c/files/ok.txt": "inside",
+		"c/Chart.yaml":    "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"c/values.yaml":   "x: 1\n",
+		"c/files/ok.conf": "inside",
 		"c/templates/cm.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -97,7 +97,7 @@ metadata:
 data:
   link: {{ .Files.Get "files/link.txt" | quote }}
   up: {{ .Files.Get "../secret.txt" | quote }}
-  ok: {{ .Files.Get "files/ok.txt" | quote }}
+  ok: {{ .Files.Get "files/ok.conf" | quote }}
   lookup: {{ lookup "v1" "Secret" "kube-system" "x" | toJson | quote }}
   kube: {{ .Capabilities.KubeVersion.Version | quote }}
 `,
@@ -152,7 +152,7 @@ func TestHelmConfiguredValues(t *testing.T) {
 	for _, f := range ws.Rendered {
 		names = append(names, f.Path)
 	}
-	if got := strings.Join(names, " "); got != "c/@env|prod.yaml/templates/cm.yaml c/@values.yaml/templates/cm.yaml" {
+	if got := strings.Join(names, " "); got != "c/\x00@env|prod.yaml/templates/cm.yaml c/\x00@values.yaml/templates/cm.yaml" {
 		t.Errorf("rendered %s", got)
 	}
 	found := false

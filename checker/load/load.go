@@ -18,6 +18,7 @@ import (
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 
 // Options configure a load.
@@ -108,6 +109,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	run := budget.From(ctx)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
@@ -116,7 +118,15 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 			defer wg.Done()
 			for i := range next {
 				if ctx.Err() == nil {
+					if run != nil {
+						run.Do("loading " + inputs[i].name)
+					}
 					files[i], fileProbs[i] = readAndParse(ctx, inputs[i], opts.MaxFileSize)
+					if files[i] != nil && run != nil {
+						// What the run holds of the file: its bytes (its decoded documents are
+						// watched through the heap, budget.Watch).
+						_ = run.Charge(int64(len(files[i].Content)), inputs[i].name)
+					}
 					if !opts.KeepTrees {
 						prune(files[i])
 					}
@@ -148,7 +158,10 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 	}
 	if !opts.Helm.Disabled {
 		if charts := findCharts(inputs); len(charts) > 0 {
-			renderCharts(ctx, ws, charts, opts, nil)
+			renderCharts(ctx, ws, charts, inputs, opts, nil)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("render Helm charts: %w", err)
 		}
 	}
 	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {
@@ -182,7 +195,7 @@ func Files(files map[string][]byte, target *checker.Version) *checker.Workspace 
 		}
 	}
 	if charts := findCharts(inputs); len(charts) > 0 {
-		renderCharts(context.Background(), ws, charts, Options{Target: target, KeepTrees: true}, files)
+		renderCharts(context.Background(), ws, charts, inputs, Options{Target: target, KeepTrees: true}, files)
 	}
 	finish(ws, target, nil)
 	return ws

@@ -15,6 +15,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/report"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/config"
 	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 )
@@ -54,6 +55,8 @@ type lintFlags struct {
 	cpuProfile, memProfile string
 	// --fix, --unsafe-fixes and --diff (fix.go).
 	fixes fixFlags
+	// --max-memory and --timeout (budget.go).
+	budget budgetFlags
 	// Which of the flags the configuration file may also set were given (flags win, also
 	// when empty: --baseline "" turns the file's baseline off).
 	baselineSet, maxFileSizeSet, revFlagsSet bool
@@ -98,6 +101,7 @@ func newLintFlagSetWith(f *lintFlags, d lintDefaults) *pflag.FlagSet {
 	fs.StringVar(&f.stdinName, "stdin-filename", "", "file `NAME` reported for input read from - (default <stdin>)")
 	f.maxFileSize = load.DefaultMaxFileSize
 	fs.Var((*sizeValue)(&f.maxFileSize), "max-file-size", "skip files larger than `SIZE` with a notice: bytes, or a number with a unit (KiB, MiB, GiB, KB, MB, GB)")
+	f.budget.register(fs)
 	fs.BoolVar(&f.includeTestdata, "include-testdata", false, "also lint directories named testdata (skipped by default, as Go tools do)")
 	fs.StringArrayVar(&f.nodes, "nodes", nil, nodesFlagUsage)
 	f.git.register(fs)
@@ -165,7 +169,8 @@ Exit codes:
   0         no finding at or above --fail-on
   1         findings at or above --fail-on
   2         usage error, unreadable path or configuration, a named file that could not
-            be linted, or internal error (a rule that broke)
+            be linted, internal error (a rule that broke), or the run went over
+            --max-memory or --timeout
   130, 143  interrupted by SIGINT or SIGTERM
 `, wrapList(report.Formats(), 4, usageWidth), strings.Join(commandNames(), ", "))
 	return b.String()
@@ -202,7 +207,9 @@ type lintConfig struct {
 	roots      []string
 	policyDirs []string
 	// keepTrees: user Rego rules run, so no document is pruned.
-	keepTrees    bool
+	keepTrees bool
+	// budget is the run's memory and time budget (budget.go).
+	budget       *budget.Budget
 	targetSource string
 	// fixes are --fix, --unsafe-fixes and --diff; overlay replaces file contents when the
 	// fixer lints the fixed files.
@@ -219,6 +226,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 	f.failOnSet = fs.Changed("fail-on")
 	f.baselineSet, f.maxFileSizeSet = fs.Changed("baseline"), fs.Changed("max-file-size")
 	f.revFlagsSet = fs.Changed("new-from-rev") || fs.Changed("new-from-merge-base") || fs.Changed("only-files")
+	f.budget.parsed(fs)
 	switch {
 	case f.help:
 		fmt.Fprint(c.stdout, usage(fs))
@@ -242,7 +250,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	return c.runLint(ctx, cfg)
+	return c.runBudgeted(ctx, cfg)
 }
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
@@ -292,6 +300,9 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 		if cfg.maxSize, err = config.ParseSize(conf.MaxFileSize); err != nil {
 			return nil, fmt.Errorf("config %s: max-file-size: %w", f.cfg.display, err)
 		}
+	}
+	if cfg.budget, err = f.budget.resolve(conf, f.cfg.display); err != nil {
+		return nil, err
 	}
 	if !f.revFlagsSet {
 		cfg.git.newFromRev, cfg.git.newFromMergeBase = conf.NewFromRev, conf.NewFromMergeBase

@@ -131,7 +131,7 @@ no finding at or above \fB\-\-fail\-on\fR
 findings at or above \fB\-\-fail\-on\fR
 .TP
 .B 2
-usage error, unreadable path, or internal error (a rule that broke)
+usage error, unreadable path, internal error (a rule that broke), or the run went over \fB\-\-max\-memory\fR or \fB\-\-timeout\fR
 .SH ENVIRONMENT
 .TP
 .B NO_COLOR

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -72,6 +73,10 @@ type Config struct {
 	NewFromMergeBase string `yaml:"new-from-merge-base,omitempty"`
 	// MaxFileSize skips larger files (--max-file-size), as written: "4MiB", "500KB", "1048576".
 	MaxFileSize string `yaml:"max-file-size,omitempty"`
+	// MaxMemory is the run's memory budget (--max-memory), a size as written.
+	MaxMemory string `yaml:"max-memory,omitempty"`
+	// Timeout is the run's time budget (--timeout), a Go duration as written ("10m").
+	Timeout string `yaml:"timeout,omitempty"`
 	// Helm configures the rendering of Helm charts.
 	Helm *Helm `yaml:"helm,omitempty"`
 
@@ -174,10 +179,14 @@ func Read(path string) ([]byte, error) {
 	return data, nil
 }
 
+// MinMaxMemory is the least memory budget a run accepts: below it, the Go runtime and the
+// rule registry alone would exceed it.
+const MinMaxMemory = 256 << 20
+
 // keys are the top-level keys, in the order of the documentation.
 var keys = []string{"version", "target-version", "fail-on", "enable", "disable", "severity",
 	"inline-suppressions", "exclusions", "policy-dirs", "skip", "include-testdata", "test-dirs",
-	"baseline", "new-from-rev", "new-from-merge-base", "max-file-size", "helm"}
+	"baseline", "new-from-rev", "new-from-merge-base", "max-file-size", "max-memory", "timeout", "helm"}
 
 // Keys returns the top-level keys of the configuration file, in the order of the
 // documentation (the JSON Schema and docs/config.md are tested against it).
@@ -280,6 +289,18 @@ func Parse(name string, data []byte) (*Config, error) {
 			c.MaxFileSize = p.str(v)
 			if _, err := ParseSize(c.MaxFileSize); err != nil {
 				p.fail(v, "%v", err)
+			}
+		case "max-memory":
+			c.MaxMemory = p.str(v)
+			if n, err := ParseSize(c.MaxMemory); err != nil {
+				p.fail(v, "%v", err)
+			} else if n < MinMaxMemory {
+				p.fail(v, "max-memory must be at least 256MiB, got %s", c.MaxMemory)
+			}
+		case "timeout":
+			c.Timeout = p.str(v)
+			if d, err := time.ParseDuration(c.Timeout); err != nil || d <= 0 {
+				p.fail(v, "timeout must be a positive duration (30s, 10m, 1h), got %q", c.Timeout)
 			}
 		case "helm":
 			c.Helm = p.helm(v)
