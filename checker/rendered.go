@@ -59,7 +59,8 @@ func (ws *Workspace) RenderRoot(file string) (root, real, variant string, ok boo
 	for r, re := range ws.renderRoots {
 		if isDirPrefix(r, file) {
 			v := path.Base(r)
-			v = strings.ReplaceAll(strings.TrimPrefix(v, "@"), "|", "/")
+			v = strings.TrimPrefix(strings.TrimPrefix(v, "\x00"), "@")
+			v = strings.ReplaceAll(v, "|", "/")
 			return r, re, v, true
 		}
 	}
