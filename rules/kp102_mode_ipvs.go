@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -61,7 +62,7 @@ func runKP102(p *checker.Pass) error {
 			kp102Installer(p, in, m, sev, msg)
 			continue
 		}
-		reportSetting(p, in, m, sev, msg, kp102Fixes(in, m)...)
+		reportSetting(p, in, m, sev, msg, kp102Fixes(p, in, m)...)
 	}
 	return nil
 }
@@ -75,8 +76,11 @@ const (
 // kp102Fixes returns the fixes of an ipvs mode set in a configuration file or a --proxy-mode
 // flag: nftables (preferred) and iptables. Both change the data plane. In a configuration
 // file the fix also carries the values ipvs mode reads into the new mode's section, so that
-// masquerading and sync periods stay as they are.
-func kp102Fixes(in *checker.Instance, m checker.Setting) []checker.Fix {
+// masquerading and sync periods stay as they are, and makes the companion edits of its own
+// cluster part of the same fix (kp102Companions): the twin of a kubeadm KubeProxyConfiguration
+// and the kube-proxy ConfigMap it writes, and nodePortAddresses where nftables narrows the
+// cluster's NodePorts.
+func kp102Fixes(p *checker.Pass, in *checker.Instance, m checker.Setting) []checker.Fix {
 	var fixes []checker.Fix
 	for _, fx := range [][2]string{{checker.ModeNFTables, kp102FixNFTables}, {checker.ModeIPTables, kp102FixIPTables}} {
 		var fix checker.Fix
@@ -92,6 +96,7 @@ func kp102Fixes(in *checker.Instance, m checker.Setting) []checker.Fix {
 					fix.Edits = append(fix.Edits, carry...)
 					fix.Message += "; carry " + strings.Join(names, ", ")
 				}
+				fix = kp102Companions(p, in, fix, fx[0])
 			}
 		}
 		if ok {
@@ -100,4 +105,149 @@ func kp102Fixes(in *checker.Instance, m checker.Setting) []checker.Fix {
 		}
 	}
 	return fixes
+}
+
+// kp102Companions adds to fix (moving in's configuration from ipvs to mode) the edits the
+// move needs elsewhere in the same cluster, so that one fix (one suggestion in a review)
+// leaves the cluster consistent:
+//   - a kubeadm KubeProxyConfiguration and the kube-system/kube-proxy ConfigMap of the same
+//     cluster are twins (kubeadm init and upgrade write the ConfigMap from the kubeadm
+//     config): the twin that also sets ipvs moves with it, its ipvs values carried too;
+//   - moving to nftables with nodePortAddresses unset while NodePort or LoadBalancer Services
+//     are in the cluster: nodePortAddresses is set to ["primary"] in each moved
+//     configuration, the behaviour nftables gives them, written down (what KP301 asks).
+//
+// A companion whose edits cannot be combined with the fix's is left out: the fix stays
+// what it was, and the rules report what is left.
+func kp102Companions(p *checker.Pass, in *checker.Instance, fix checker.Fix, mode string) checker.Fix {
+	file := in.Config.File.Outer().Path
+	ws := p.Workspace
+	if ws.ClusterOf(file) == nil {
+		return fix
+	}
+	moved := []*checker.Instance{in}
+	role := kp102TwinRole(in.Config)
+	if role != "" {
+		for _, o := range ws.Instances {
+			if o == in || o.Config == nil || o.Config == in.Config || o.IsDisabled() {
+				continue
+			}
+			r := kp102TwinRole(o.Config)
+			if r == "" || r == role || !ws.SameCluster(file, o.Config.File.Outer().Path) {
+				continue
+			}
+			_, v := o.Config.Lookup(checker.Path{"mode"})
+			if v == nil || v.Value != checker.ModeIPVS {
+				continue
+			}
+			tf, ok := replaceScalarFix(o.Config, v, mode, "")
+			if !ok {
+				continue
+			}
+			carry, _ := carryForMode(o.Config, o.KPC(), checker.ModeIPVS, mode)
+			edits, ok := combineEdits(fix.Edits, append(tf.Edits, carry...))
+			if !ok {
+				continue
+			}
+			fix.Edits = edits
+			fix.Message += "; the same in " + kp102TwinName(r) + " " + tf.Edits[0].Pos.String()
+			moved = append(moved, o)
+		}
+	}
+	if mode != checker.ModeNFTables || !p.Target().AtLeast(31) {
+		return fix
+	}
+	idx := ws.NewScopeIndex()
+	services := map[*checker.Document]bool{}
+	for _, np := range ws.NodePorts() {
+		if idx.Same(file, np.Service.File.Outer().Path) {
+			services[np.Service] = true
+		}
+	}
+	if len(services) == 0 {
+		return fix
+	}
+	set := false
+	for _, o := range moved {
+		if addrs, s := o.NodePortAddresses(); len(addrs) > 0 || s.Origin != checker.OriginDefault {
+			continue
+		}
+		nf, ok := nodePortAddressesFix(o.Config, `["primary"]`, "")
+		if !ok {
+			continue
+		}
+		if edits, ok := combineEdits(fix.Edits, nf.Edits); ok {
+			fix.Edits = edits
+			set = true
+		}
+	}
+	if set {
+		n := fmt.Sprintf("%d NodePort or LoadBalancer Services of this cluster then answer", len(services))
+		if len(services) == 1 {
+			n = "the NodePort or LoadBalancer Service of this cluster then answers"
+		}
+		fix.Message += `; set nodePortAddresses to ["primary"] (` + n + ` only on the node's primary IPs)`
+	}
+	return fix
+}
+
+// kp102TwinRole says which twin a KubeProxyConfiguration is: "kubeadm" in a file with a
+// kubeadm ClusterConfiguration, "configmap" in the config.conf of the kube-system/kube-proxy
+// ConfigMap, "" otherwise.
+func kp102TwinRole(d *checker.Document) string {
+	if d.Kind != "KubeProxyConfiguration" {
+		return ""
+	}
+	if parent := d.Parent; parent != nil {
+		if parent.Kind == "ConfigMap" && parent.Name == "kube-proxy" && (parent.Namespace == "kube-system" || parent.Namespace == "") &&
+			d.ParentPath.String() == "data.config.conf" {
+			return "configmap"
+		}
+		return ""
+	}
+	for _, o := range d.File.Docs {
+		if o.Kind == "ClusterConfiguration" && strings.HasPrefix(o.APIVersion, "kubeadm.k8s.io/") {
+			return "kubeadm"
+		}
+	}
+	return ""
+}
+
+func kp102TwinName(role string) string {
+	if role == "configmap" {
+		return "the kube-proxy ConfigMap at"
+	}
+	return "the kubeadm config at"
+}
+
+// combineEdits appends more to edits when none of them overlap; two insertions at the same
+// place become one. ok is false when edits would overlap otherwise.
+func combineEdits(edits, more []checker.TextEdit) ([]checker.TextEdit, bool) {
+	out := append([]checker.TextEdit(nil), edits...)
+	for _, e := range more {
+		merged := false
+		for i, o := range out {
+			if o.Pos.Filename != e.Pos.Filename {
+				continue
+			}
+			if o.Pos.Offset == o.End.Offset && e.Pos.Offset == e.End.Offset && o.Pos.Offset == e.Pos.Offset {
+				out[i].NewText += e.NewText
+				merged = true
+				break
+			}
+			if o.Pos.Offset < e.End.Offset && e.Pos.Offset < o.End.Offset ||
+				insideOf(e, o) || insideOf(o, e) {
+				return edits, false
+			}
+		}
+		if !merged {
+			out = append(out, e)
+		}
+	}
+	return out, true
+}
+
+// insideOf reports whether insertion a lies strictly inside the replaced text of b.
+func insideOf(a, b checker.TextEdit) bool {
+	return a.Pos.Offset == a.End.Offset && a.Pos.Offset > b.Pos.Offset && a.Pos.Offset < b.End.Offset
 }

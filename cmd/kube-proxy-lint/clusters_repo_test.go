@@ -141,3 +141,100 @@ func copyTree(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestMultiClusterFixCompanions: the nftables fix of prod's kubeadm KubeProxyConfiguration is
+// one fix with its companions in prod (issue 20 item 5): the twin ConfigMap moves with it and
+// nodePortAddresses is written down in both, since prod has a NodePort Service. KP102 alone is
+// enabled, so nothing else (KP301's own fix) can do the companions' work.
+func TestMultiClusterFixCompanions(t *testing.T) {
+	src := filepath.Join("..", "..", "fixtures", "repos", "multi-cluster")
+	dst := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, src, dst)
+	r := runCLI(t, "", "--no-config", "--format", "json", "--disable", "all", "--enable", "KP102", dst)
+	var rep struct {
+		Findings []struct {
+			Pos   struct{ File string }
+			Fixes []struct {
+				Message string
+				Edits   []struct{ Pos struct{ File string } }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if !strings.HasSuffix(f.Pos.File, "clusters/prod/kubeadm/kubeadm-config.yaml") || len(f.Fixes) == 0 {
+			continue
+		}
+		found = true
+		files := map[string]bool{}
+		for _, e := range f.Fixes[0].Edits {
+			files[filepath.ToSlash(e.Pos.File)] = true
+		}
+		if len(files) != 2 || !strings.Contains(f.Fixes[0].Message, "the same in the kube-proxy ConfigMap") ||
+			!strings.Contains(f.Fixes[0].Message, `nodePortAddresses to ["primary"]`) {
+			t.Errorf("the kubeadm fix is not one fix with its companions: %q edits %v", f.Fixes[0].Message, files)
+		}
+	}
+	if !found {
+		t.Fatalf("no KP102 fix on prod's kubeadm config:\n%s", r.stdout)
+	}
+	r = runCLI(t, "", "--no-config", "--disable", "all", "--enable", "KP102", "--fix", "--unsafe-fixes", dst)
+	if r.code == exitError {
+		t.Fatalf("fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, name := range []string{"clusters/prod/kubeadm/kubeadm-config.yaml", "clusters/prod/kube-system/kube-proxy.yaml"} {
+		b, err := os.ReadFile(filepath.Join(dst, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(b); !strings.Contains(s, "mode: nftables") || !strings.Contains(s, `nodePortAddresses: ["primary"]`) || strings.Contains(s, "ipvs") {
+			t.Errorf("%s after the fix:\n%s", name, s)
+		}
+	}
+}
+
+// TestFixCompanionsStayInTheirCluster: two clusters, each a kubeadm config and its ConfigMap in
+// ipvs; the fix of one cluster's kubeadm config moves that cluster's ConfigMap only, and a
+// cluster without NodePort Services gets no nodePortAddresses.
+func TestFixCompanionsStayInTheirCluster(t *testing.T) {
+	kubeadm := "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.34.0\nclusterName: %s\n---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kube-proxy\n  namespace: kube-system\ndata:\n  config.conf: |\n    apiVersion: kubeproxy.config.k8s.io/v1alpha1\n    kind: KubeProxyConfiguration\n    mode: ipvs\n"
+	files := map[string]string{}
+	for _, c := range []string{"a", "b"} {
+		files["clusters/"+c+"/kubeadm.yaml"] = fmt.Sprintf(kubeadm, c)
+		files["clusters/"+c+"/kube-system/kube-proxy.yaml"] = cm
+	}
+	dir := writeTree(t, files)
+	r := runCLI(t, "", "--no-config", "--format", "json", "--disable", "all", "--enable", "KP102", dir)
+	var rep struct {
+		Findings []struct {
+			Pos   struct{ File string }
+			Fixes []struct {
+				Message string
+				Edits   []struct{ Pos struct{ File string } }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+	}
+	if len(rep.Findings) != 4 {
+		t.Fatalf("want 4 KP102 findings, got %d:\n%s", len(rep.Findings), r.stdout)
+	}
+	for _, f := range rep.Findings {
+		own := filepath.ToSlash(filepath.Dir(f.Pos.File))
+		own = own[:strings.Index(own, "/clusters/")+len("/clusters/x")]
+		fx := f.Fixes[0]
+		if len(fx.Edits) != 2 || strings.Contains(fx.Message, "nodePortAddresses") {
+			t.Errorf("%s: want the mode and its twin's mode, nothing else: %q (%d edits)", f.Pos.File, fx.Message, len(fx.Edits))
+		}
+		for _, e := range fx.Edits {
+			if !strings.HasPrefix(filepath.ToSlash(e.Pos.File), own+"/") {
+				t.Errorf("%s: the fix edits %s, in another cluster", f.Pos.File, e.Pos.File)
+			}
+		}
+	}
+}
