@@ -9,16 +9,17 @@ import (
 // Targets per cluster (RULES.md "Target version per cluster"). Every file is checked at the
 // version of its own cluster, the version the cluster runs or is being upgraded to:
 //
-//  1. --target-version (or the config file) when given;
+//  1. --target-version when given;
 //  2. the cluster's declared version (clusters: in the configuration);
 //  3. the highest version that a cluster definition inside the cluster names (kubeadm
 //     kubernetesVersion, kind node image, kops, Talos, EKS, ... versions), else the highest
 //     version of a component inside it (kube-proxy or control-plane image tags); a chart's
 //     appVersion counts only for that chart's own renderings;
-//  4. else DefaultTarget.
+//  4. else the configuration file's target-version (Workspace.TargetFallback);
+//  5. else DefaultTarget.
 //
 // A version found in one cluster never moves another cluster's or a shared file's target:
-// shared files are checked at DefaultTarget (or the configured target).
+// shared files are checked at the fallback.
 
 // VersionSource is a place where the repository names the Kubernetes version of a cluster.
 type VersionSource struct {
@@ -55,7 +56,11 @@ type targetIndex struct {
 // the repository's target, unless TargetFixed: the highest target of a cluster outside
 // self-contained trees, else DefaultTarget. The loader calls it once the clusters are known.
 func (ws *Workspace) IndexTargets() {
-	x := &targetIndex{byCluster: map[*Cluster]Target{}, shared: Target{Version: DefaultTarget, Source: "default"}}
+	fallback := Target{Version: DefaultTarget, Source: "default"}
+	if ws.TargetFallback != nil {
+		fallback = *ws.TargetFallback
+	}
+	x := &targetIndex{byCluster: map[*Cluster]Target{}, shared: fallback}
 	ws.targets = x
 	if ws.TargetFixed {
 		return
@@ -96,7 +101,7 @@ func (ws *Workspace) IndexTargets() {
 	}
 	var top *Target
 	for _, c := range ws.Clusters {
-		t := Target{Version: DefaultTarget, Source: "default"}
+		t := fallback
 		switch b := found[c]; {
 		case c.Version != nil:
 			t = Target{Version: *c.Version, Source: "declared version of cluster " + c.Name}

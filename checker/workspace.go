@@ -25,9 +25,13 @@ type Workspace struct {
 	// highest version named outside self-contained trees (see UnitOf), else DefaultTarget.
 	// Each file is checked at its own scope's target: see TargetOf.
 	Target Target
-	// TargetFixed is true when Target was given (--target-version or the config file): every
+	// TargetFixed is true when Target was given (--target-version): every
 	// file is then checked at it.
 	TargetFixed bool
+	// TargetFallback, when set, is the target of the clusters and shared files that name no
+	// version of their own (the configuration file's target-version), instead of
+	// DefaultTarget.
+	TargetFallback *Target
 	// VersionSources lists where the repository names Kubernetes versions, in file order.
 	VersionSources []VersionSource
 	targets        *targetIndex

@@ -216,6 +216,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 			return nil, fmt.Errorf("render Helm charts: %w", err)
 		}
 	}
+	ws.TargetFallback = opts.Fallback
 	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {
 		return ws, errors.Join(errs...)
 	}

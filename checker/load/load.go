@@ -34,6 +34,10 @@ type Options struct {
 	StdinName string
 	// Target overrides version detection when set.
 	Target *checker.Version
+	// Fallback is the target of a cluster (and of the shared files) that names no version
+	// itself: the configuration file's target-version (RULES.md "Target version per
+	// cluster"). nil means checker.DefaultTarget.
+	Fallback *checker.Target
 	// MaxFileSize skips larger files with a notice; 0 means DefaultMaxFileSize.
 	MaxFileSize int64
 	// Workers bounds parallel decoding; 0 means GOMAXPROCS.
@@ -164,6 +168,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 			return nil, fmt.Errorf("render Helm charts: %w", err)
 		}
 	}
+	ws.TargetFallback = opts.Fallback
 	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {
 		return ws, errors.Join(errs...)
 	}

@@ -238,3 +238,43 @@ func TestFixCompanionsStayInTheirCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigTargetIsAFallback: the configuration file's target-version is the target of the
+// clusters that name no version (and of the shared files), not an override: a kubeadm cluster
+// naming 1.34 stays at 1.34 (RULES.md "Target version per cluster"); --target-version
+// overrides every cluster.
+func TestConfigTargetIsAFallback(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		".kube-proxy-lint.yaml": "target-version: \"1.38\"\n",
+		"clusters/a/kubeadm.yaml": "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.34.2\nclusterName: a\n" +
+			"---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
+		"clusters/b/kind.yaml": "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnetworking:\n  kubeProxyMode: ipvs\n",
+	})
+	targets := func(args ...string) map[string]string {
+		r := runCLI(t, "", append([]string{"--format", "json"}, append(args, dir)...)...)
+		var rep struct {
+			Targets []struct {
+				Scope           *string
+				Version, Source string
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s%s", err, r.stdout, r.stderr)
+		}
+		out := map[string]string{}
+		for _, tg := range rep.Targets {
+			if tg.Scope != nil {
+				out[*tg.Scope] = tg.Version + " " + tg.Source
+			}
+		}
+		return out
+	}
+	got := targets()
+	if !strings.HasPrefix(got["clusters/a"], "1.34 ") || !strings.HasPrefix(got["clusters/b"], "1.38 target-version in ") {
+		t.Errorf("config target-version as a fallback: %v", got)
+	}
+	got = targets("--target-version", "1.41")
+	if !strings.HasPrefix(got["clusters/a"], "1.41 ") || !strings.HasPrefix(got["clusters/b"], "1.41 ") {
+		t.Errorf("--target-version overrides: %v", got)
+	}
+}

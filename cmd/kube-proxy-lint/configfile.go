@@ -30,6 +30,9 @@ type configFlags struct {
 	// display is the file's name relative to the repository root.
 	targetSource string
 	display      string
+	// fallbackTarget is the file's target-version: the target of every cluster that names no
+	// version of its own (RULES.md "Target version per cluster"), not an override.
+	fallbackTarget string
 }
 
 func addConfigFlags(fs *pflag.FlagSet, f *configFlags) {
@@ -170,9 +173,7 @@ func applyConfig(f *lintFlags, c *config.Config, registry []*checker.Rule) (*con
 	m := c.Merge(registry, f.targetVersion, failOn, f.enable, f.disable, f.cfg.noInlineSuppressions)
 	if f.targetVersion == "" && m.TargetVersion != "" && m.TargetVersion != "auto" {
 		f.cfg.targetSource = "target-version in " + f.cfg.display
-	}
-	if m.TargetVersion != "auto" {
-		f.targetVersion = m.TargetVersion
+		f.cfg.fallbackTarget = m.TargetVersion
 	}
 	if m.FailOn != "" {
 		f.failOn = m.FailOn

@@ -66,6 +66,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		Stdin:           c.stdin,
 		StdinName:       cfg.stdinName,
 		Target:          cfg.target,
+		Fallback:        cfg.fallback,
 		MaxFileSize:     cfg.maxSize,
 		IncludeTestdata: cfg.includeTestdata,
 		Overlay:         cfg.overlay,

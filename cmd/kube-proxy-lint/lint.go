@@ -91,7 +91,7 @@ func newLintFlagSetWith(f *lintFlags, d lintDefaults) *pflag.FlagSet {
 	fs.StringVar(&f.failOn, "fail-on", d.failOn, "exit 1 on findings at or above `SEVERITY`: error, warning, info or none")
 	fs.StringSliceVar(&f.enable, "enable", nil, "enable `RULES` by ID or name, comma-separated or repeated; \"all\" enables every rule")
 	fs.StringSliceVar(&f.disable, "disable", nil, "disable `RULES` by ID or name, comma-separated or repeated; \"all\" disables every rule not enabled by name")
-	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check every file against, e.g. 1.40 or v1.37.2 (default: each cluster scope's own version, detected from the repository, else "+checker.DefaultTarget.String()+")")
+	fs.StringVar(&f.targetVersion, "target-version", "", "Kubernetes `VERSION` to check every file against, e.g. 1.40 or v1.37.2 (default: each cluster's own version, detected from the repository, else the configuration file's target-version, else "+checker.DefaultTarget.String()+")")
 	fs.StringArrayVar(&f.policies, "policy", nil, policyFlagUsage)
 	fs.DurationVar(&f.policyTimeout, "policy-timeout", policy.DefaultTimeout, "stop a Rego rule that evaluates longer than `DURATION` in one run (an internal error)")
 	addConfigFlags(fs, &f.cfg)
@@ -183,6 +183,9 @@ type lintConfig struct {
 	rules     []*checker.Rule
 	threshold checker.Severity
 	target    *checker.Version
+	// fallback is the configuration file's target-version: the target of the clusters that
+	// name no version of their own.
+	fallback  *checker.Target
 	color     bool
 	stdinName string
 	maxSize   int64
@@ -319,6 +322,13 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 			return nil, usagef(progName, "parse --target-version: %w", err)
 		}
 		cfg.target = &v
+	}
+	if f.cfg.fallbackTarget != "" {
+		v, err := checker.ParseVersion(f.cfg.fallbackTarget)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: target-version: %w", f.cfg.display, err)
+		}
+		cfg.fallback = &checker.Target{Version: v, Source: f.cfg.targetSource}
 	}
 	switch f.color {
 	case "always":
