@@ -81,6 +81,7 @@ func (ws *Workspace) SetClusters(clusters []*Cluster, files map[string]*Cluster)
 		x.files = map[string]*Cluster{}
 	}
 	for _, c := range clusters {
+		c.Anchors = uniqueAnchors(c.Anchors)
 		switch {
 		case c.Declared:
 			x.declared = append(x.declared, c)
@@ -246,3 +247,17 @@ func (ws *Workspace) InstanceCluster(in *Instance) *Cluster {
 // InstanceFile returns the file that anchors an instance: its workload's, else its command
 // line's or installer's, else its configuration's (outer files for embedded documents).
 func InstanceFile(in *Instance) string { return instanceFile(in) }
+
+// uniqueAnchors sorts anchors by position and keeps one per position (a kubeadm document is
+// both an installer instance and an identity document): the first description, in order.
+func uniqueAnchors(as []ClusterAnchor) []ClusterAnchor {
+	sort.SliceStable(as, func(i, j int) bool { return as[i].Pos.Less(as[j].Pos) })
+	out := as[:0]
+	for _, a := range as {
+		if n := len(out); n > 0 && out[n-1].Pos == a.Pos {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

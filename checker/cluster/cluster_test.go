@@ -157,3 +157,26 @@ func TestDeclared(t *testing.T) {
 		t.Errorf("errors %q", msgs)
 	}
 }
+
+// TestAnchorsOncePerPosition: a kubeadm document is an installer instance and an identity
+// document at once; the cluster lists it once, anchors in position order.
+func TestAnchorsOncePerPosition(t *testing.T) {
+	kpc := "---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"
+	ws := load.Files(map[string][]byte{
+		"a/kubeadm.yaml": []byte(kubeadm + "kubernetesVersion: v1.34.0\n" + kpc),
+		"b/kind.yaml":    []byte(kind + "networking:\n  kubeProxyMode: ipvs\n"),
+	}, nil)
+	if len(ws.Clusters) != 2 {
+		t.Fatalf("clusters %+v", ws.Clusters)
+	}
+	for _, c := range ws.Clusters {
+		if len(c.Anchors) == 0 {
+			t.Errorf("%s: no anchors", c.Name)
+		}
+		for i := 1; i < len(c.Anchors); i++ {
+			if !c.Anchors[i-1].Pos.Less(c.Anchors[i].Pos) {
+				t.Errorf("%s: anchors %d and %d at %s and %s: not one per position, in order", c.Name, i-1, i, c.Anchors[i-1].Pos, c.Anchors[i].Pos)
+			}
+		}
+	}
+}
