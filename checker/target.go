@@ -221,6 +221,9 @@ var sampleDirs = map[string]bool{
 // and Ansible roles (roles/NAME). Evidence in one overlay never reaches another, nor the base.
 var alternativeDirs = map[string]bool{"roles": true, "overlays": true}
 
+// inventoryDirs are the directories of an Ansible inventory beside its hosts file.
+var inventoryDirs = map[string]bool{"group_vars": true, "host_vars": true}
+
 // UnitOf returns the self-contained tree that a file belongs to, "" for none. Such a tree
 // describes clusters of its own, unrelated to the rest of the repository: test data, an
 // example or developer tooling (below the innermost directory named in sampleDirs, together
@@ -241,6 +244,11 @@ func unitOfDir(dir string) string {
 		p := strings.ToLower(parts[i])
 		if sampleDirs[p] || (alternativeDirs[p] && i+1 < len(parts)) {
 			end := min(i+2, len(parts))
+			if end > i+1 && inventoryDirs[parts[i+1]] {
+				// An Ansible inventory named like a sample (kubespray's inventory/sample):
+				// its group_vars and host_vars are the inventory's, not trees of their own.
+				end = i + 1
+			}
 			return strings.Join(parts[:end], "/")
 		}
 	}
