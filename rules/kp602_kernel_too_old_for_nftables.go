@@ -26,9 +26,8 @@ var KP602 = &checker.Rule{
 // kp602MaxRelated bounds the other nodes listed as related locations.
 const kp602MaxRelated = 5
 
-// kp602Scope is a cluster scope with its kube-proxies and nodes.
+// kp602Scope is a cluster with its kube-proxies and nodes.
 type kp602Scope struct {
-	dir       string
 	instances []*checker.Instance
 	nodes     []checker.Node
 }
