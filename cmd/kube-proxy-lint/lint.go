@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
@@ -215,6 +216,10 @@ type lintConfig struct {
 	// fixer lints the fixed files.
 	fixes   fixFlags
 	overlay map[string][]byte
+	// clusters are the configuration's declared clusters; clustersPartial is set when the
+	// run reads only part of the tree their globs are written for.
+	clusters        []cluster.Declared
+	clustersPartial bool
 }
 
 func (c *cli) lint(ctx context.Context, args []string) int {
