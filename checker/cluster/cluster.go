@@ -66,6 +66,8 @@ func Infer(ws *checker.Workspace, declared []Declared) []error {
 	for _, d := range declared {
 		c := &checker.Cluster{Name: d.Name, How: "declared in " + d.Pos.String(),
 			Declared: true, Paths: d.Paths, Version: d.Version, VersionPos: d.VersionPos}
+		dp := d.Pos
+		c.DeclaredPos = &dp
 		clusters = append(clusters, c)
 		for i, g := range d.Paths {
 			n := 0
@@ -634,11 +636,7 @@ func renderings(ws *checker.Workspace, before []*checker.Cluster) []*checker.Clu
 			seen[root] = c
 			out = append(out, c)
 		}
-		pos := in.Program
-		if in.Workload != nil {
-			pos, _ = in.Workload.KindPos()
-		}
-		c.Anchors = append(c.Anchors, checker.ClusterAnchor{What: in.Label, Pos: ws.MapPosition(pos)})
+		c.Anchors = append(c.Anchors, checker.ClusterAnchor{What: in.Label, Pos: ws.MapPosition(instancePos(in))})
 	}
 	return out
 }
