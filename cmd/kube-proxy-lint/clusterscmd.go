@@ -38,6 +38,7 @@ func newClustersFlagSet(f *clustersFlags) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVarP(&f.format, "format", "f", "text", "write the clusters as `FORMAT`: text or json (docs/clusters.schema.json)")
 	addConfigFlags(fs, &f.setup.cfg)
+	_ = fs.MarkHidden("no-inline-suppressions") // accepted as in a lint run; nothing to suppress here
 	fs.StringVar(&f.setup.targetVersion, "target-version", "", "Kubernetes `VERSION` every cluster is checked at, as in a lint run (default: each cluster's own version, declared or detected, else "+checker.DefaultTarget.String()+")")
 	f.maxFileSize = load.DefaultMaxFileSize
 	fs.Var((*sizeValue)(&f.maxFileSize), "max-file-size", "skip files larger than `SIZE`, as a lint run does")
