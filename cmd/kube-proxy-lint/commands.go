@@ -52,7 +52,7 @@ func init() {
 			run:     func(c *cli, ctx context.Context, args []string) int { return c.reportCmd(ctx, args) },
 			flags:   func() *pflag.FlagSet { return newLintFlagSetWith(&lintFlags{}, reportDefaults) }, args: argPaths,
 			formats: lintFormats()},
-		{name: "clusters", synopsis: "clusters [PATH...]     print the clusters, their files, versions, modes and replacements",
+		{name: "clusters", synopsis: "clusters [PATH...]     print each cluster: files, version, modes, replacement",
 			summary: "print the clusters and their files",
 			run:     func(c *cli, ctx context.Context, args []string) int { return c.clustersCmd(ctx, args) },
 			flags:   func() *pflag.FlagSet { return newClustersFlagSet(&clustersFlags{}) }, args: argPaths,

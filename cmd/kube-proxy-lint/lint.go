@@ -162,9 +162,9 @@ Outputs:
   as compilers write them (--path-prefix adds a prefix); in the other formats they are
   relative to the Git work tree holding the first PATH (or to that directory outside Git).
 
-  Subcommand names are reserved (%s):
-  to lint a directory named like one, write it as ./rules. Flags before a subcommand are
-  its flags: kube-proxy-lint --config c.yaml config print.
+  Subcommands (%s)
+  are reserved words: to lint a directory named like one, write it as ./rules. Flags before
+  a subcommand are its flags: kube-proxy-lint --config c.yaml config print.
 
 Exit codes:
   0         no finding at or above --fail-on
