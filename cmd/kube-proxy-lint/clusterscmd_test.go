@@ -269,3 +269,33 @@ func TestClustersUsage(t *testing.T) {
 		t.Errorf("stdin: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestClustersConfigFromBase: with --config-from-base the base's declared clusters decide,
+// in findings and in clusters, not the pull request's.
+func TestClustersConfigFromBase(t *testing.T) {
+	dir := gitCLIRepo(t)
+	t.Chdir(dir)
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "clusters:\n  - name: base-sub\n    paths: [sub]\n    version: \"1.33\"\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "config")
+	base := gitIn(t, dir, "rev-parse", "HEAD")
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "clusters:\n  - name: pr-all\n    paths: [\"**\"]\n")
+	r := runWithin(t, nil, "clusters", "--config-from-base", base, ".")
+	if r.code != exitOK || !strings.Contains(r.stdout, "cluster base-sub\n") || strings.Contains(r.stdout, "pr-all") ||
+		!strings.Contains(r.stdout, "declared in .kube-proxy-lint.yaml at "+base+":2:5") ||
+		!strings.Contains(r.stdout, "1.33 (declared version of cluster base-sub at .kube-proxy-lint.yaml at "+base+":4:14)") {
+		t.Errorf("clusters --config-from-base: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runWithin(t, nil, "--config-from-base", base, "--format", "json", ".")
+	if rep := r.stdout; !strings.Contains(rep, `"cluster": "base-sub"`) || strings.Contains(rep, "pr-all") {
+		t.Errorf("lint --config-from-base: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// --rev reads the commit's files: the base had sub/kp.yaml in base-sub.
+	if r := runWithin(t, nil, "clusters", "--rev", base, "--config-from-base", base, "."); r.code != exitOK || !strings.Contains(r.stdout, "cluster base-sub\n") ||
+		!strings.Contains(r.stdout, "              sub/kp.yaml\n") {
+		t.Errorf("clusters --rev: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runWithin(t, nil, "clusters", "."); !strings.Contains(r.stdout, "cluster pr-all\n") {
+		t.Errorf("the work tree's configuration without the flag: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
