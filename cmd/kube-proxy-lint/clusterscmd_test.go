@@ -299,3 +299,28 @@ func TestClustersConfigFromBase(t *testing.T) {
 		t.Errorf("the work tree's configuration without the flag: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestClustersReadmeExample: the README's clusters example is what the command prints on the
+// multi-cluster repository with the README's configuration.
+func TestClustersReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cfg = "clusters:\n  - name: prod\n    paths: [clusters/prod, nodes]\n    version: \"1.34\"\n  - name: edge\n    paths: [clusters/edge]\n"
+	if !strings.Contains(string(readme), "```yaml\n# .kube-proxy-lint.yaml\n"+cfg+"```") {
+		t.Fatal("the README's declared clusters example changed: update this test")
+	}
+	r := runCLI(t, "", "clusters", declaredRepo(t, cfg))
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	start := strings.Index(r.stdout, "cluster prod\n")
+	end := strings.Index(r.stdout[start:], "\n\n")
+	block := r.stdout[start : start+end+1]
+	shared := r.stdout[strings.Index(r.stdout, "shared files:"):]
+	shared = shared[:strings.Index(shared, "\n")+1]
+	if !strings.Contains(string(readme), "...\n"+block+"...\n"+shared) {
+		t.Errorf("the README's clusters output is not what the command prints:\n%s...\n%s", block, shared)
+	}
+}
