@@ -467,7 +467,7 @@ func place(anchors []anchor, top string, blocked map[string]bool) []*checker.Clu
 		}
 		var o []*group
 		for _, h := range others(g) {
-			if !(h.unit == g.unit && !h.identity && isDirPrefix(g.dir, h.dir)) {
+			if h.unit != g.unit || h.identity || !isDirPrefix(g.dir, h.dir) {
 				o = append(o, h) // deployed kube-proxies below this one join it
 			}
 		}

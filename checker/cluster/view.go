@@ -14,12 +14,12 @@ import (
 // root: a chart rendering is named after its chart and values file and lists the real files
 // it renders from, never its virtual paths.
 type View struct {
-	Clusters []ClusterView `json:"clusters"`
-	Shared   SharedView    `json:"shared"`
+	Clusters []Summary  `json:"clusters"`
+	Shared   SharedView `json:"shared"`
 }
 
-// ClusterView is one cluster.
-type ClusterView struct {
+// Summary is one cluster.
+type Summary struct {
 	Name string `json:"name"`
 	// Root is the cluster's directory, "." for the repository root.
 	Root string `json:"root"`
@@ -96,7 +96,7 @@ type SharedView struct {
 
 // BuildView describes the cluster model of ws.
 func BuildView(ws *checker.Workspace) *View {
-	v := &View{Clusters: []ClusterView{}}
+	v := &View{Clusters: []Summary{}}
 	loc := func(p checker.Position) *Location {
 		if !p.IsValid() {
 			return nil
@@ -151,7 +151,7 @@ func BuildView(ws *checker.Workspace) *View {
 		}
 	}
 	for _, c := range ws.Clusters {
-		cv := ClusterView{Name: c.Name, Root: dirName(c.Root), How: c.How, Anchors: []AnchorOut{},
+		cv := Summary{Name: c.Name, Root: dirName(c.Root), How: c.How, Anchors: []AnchorOut{},
 			KubeProxy: []KubeProxyOut{}, Replacements: []ReplacementOut{}, Files: uniqueSorted(files[c])}
 		if c.Declared {
 			cv.Paths = c.Paths

@@ -198,7 +198,7 @@ func TestClustersDeclared(t *testing.T) {
 // in the configuration file, never quoting it.
 func TestClustersDeclaredErrors(t *testing.T) {
 	for _, tc := range []struct{ name, config, want string }{
-		{"unknown key", "clusters:\n  - name: a\n    paths: [dev]\n    verison: \"1.34\"\n", `.kube-proxy-lint.yaml:4:5: unknown key; did you mean "version"?`},
+		{"unknown key", "clusters:\n  - name: a\n    paths: [dev]\n    versions: \"1.34\"\n", `.kube-proxy-lint.yaml:4:5: unknown key; did you mean "version"?`},
 		{"duplicate name", "clusters:\n  - name: a\n    paths: [dev]\n  - name: a\n    paths: [nodes]\n", ".kube-proxy-lint.yaml:4:11: duplicate cluster name (first declared at .kube-proxy-lint.yaml:2:11)"},
 		{"bad version", "clusters:\n  - name: a\n    paths: [dev]\n    version: one\n", ".kube-proxy-lint.yaml:4:14: invalid cluster version"},
 		{"matches nothing", "clusters:\n  - name: a\n    paths: [dev, nowhere/**]\n", ".kube-proxy-lint.yaml:3:18: this paths glob matches no linted file"},
@@ -214,7 +214,7 @@ func TestClustersDeclaredErrors(t *testing.T) {
 			if r.stdout != "" {
 				t.Errorf("%s: %v: output on error:\n%s", tc.name, args[:len(args)-1], r.stdout)
 			}
-			for _, secret := range []string{"nowhere", "verison", "one\n"} {
+			for _, secret := range []string{"nowhere", "versions", "one\n"} {
 				if strings.Contains(r.stderr, secret) {
 					t.Errorf("%s: the error quotes the configuration (%q):\n%s", tc.name, secret, r.stderr)
 				}
@@ -318,8 +318,9 @@ func TestClustersReadmeExample(t *testing.T) {
 	start := strings.Index(r.stdout, "cluster prod\n")
 	end := strings.Index(r.stdout[start:], "\n\n")
 	block := r.stdout[start : start+end+1]
-	shared := r.stdout[strings.Index(r.stdout, "shared files:"):]
-	shared = shared[:strings.Index(shared, "\n")+1]
+	_, shared, _ := strings.Cut(r.stdout, "\nshared files:")
+	shared, _, _ = strings.Cut(shared, "\n")
+	shared = "shared files:" + shared + "\n"
 	if !strings.Contains(string(readme), "...\n"+block+"...\n"+shared) {
 		t.Errorf("the README's clusters output is not what the command prints:\n%s...\n%s", block, shared)
 	}

@@ -115,7 +115,7 @@ func TestParseErrors(t *testing.T) {
 		{"helm:\n  charts:\n    c: [x.yaml]\n", "c.yaml:3:8: a chart's settings must be a mapping (values), not a list"},
 		{"clusters: prod\n", "c.yaml:1:11: clusters must be a list of clusters (name, paths, version), not a string"},
 		{"clusters:\n  - prod\n", "c.yaml:2:5: a cluster must be a mapping with name, paths and version, not a string"},
-		{"clusters:\n  - name: a\n    paths: [a]\n    versoin: \"1.34\"\n", `c.yaml:4:5: unknown key; did you mean "version"?`},
+		{"clusters:\n  - name: a\n    paths: [a]\n    versions: \"1.34\"\n", `c.yaml:4:5: unknown key; did you mean "version"?`},
 		{"clusters:\n  - paths: [a]\n", "c.yaml:2:5: a cluster needs a name"},
 		{"clusters:\n  - name: a\n", "c.yaml:2:5: a cluster needs paths: the globs of its files"},
 		{"clusters:\n  - name: a\n    paths: []\n", "c.yaml:3:12: a cluster needs at least one path glob"},

@@ -120,7 +120,7 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{"clusters:\n  - name: prod\n    paths: [a]\n    version: v1.34.2\n", true},
 		{"clusters:\n  - name: prod\n", false},
 		{"clusters:\n  - paths: [a]\n", false},
-		{"clusters:\n  - name: a\n    paths: [a]\n    versoin: \"1.34\"\n", false},
+		{"clusters:\n  - name: a\n    paths: [a]\n    versions: \"1.34\"\n", false},
 		{"clusters:\n  - name: a\n    paths: [a]\n    version: latest\n", false},
 		{"clusters:\n  - name: a\n    paths: []\n", false},
 		{"clusters:\n  - name: \"\"\n    paths: [a]\n", false},
