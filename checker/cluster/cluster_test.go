@@ -225,3 +225,44 @@ func TestInferStopsAtDeclared(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredChart: a chart inside a declared cluster renders into it (no rendering cluster of
+// its own); without the declaration each values file is a cluster (the negative case).
+func TestDeclaredChart(t *testing.T) {
+	files := map[string][]byte{
+		"charts/kp/Chart.yaml":             []byte("apiVersion: v2\nname: kp\nversion: 0.1.0\n"),
+		"charts/kp/values.yaml":            []byte("mode: ipvs\n"),
+		"charts/kp/values-new.yaml":        []byte("mode: nftables\n"),
+		"charts/kp/templates/cm.yaml":      []byte(strings.Replace(cm, "mode: iptables", "mode: {{ .Values.mode }}", 1)),
+		"clusters/prod/kubeadm.yaml":       []byte(kubeadm),
+		"clusters/prod/kube-system/x.yaml": []byte(svc),
+	}
+	renderings := func(ws *checker.Workspace) int {
+		n := 0
+		for _, c := range ws.Clusters {
+			if c.Virtual() != "" {
+				n++
+			}
+		}
+		return n
+	}
+	ws := load.Files(files, nil)
+	if len(ws.Rendered) == 0 {
+		t.Skip("the chart did not render")
+	}
+	if n := renderings(ws); n != 2 {
+		t.Fatalf("without declared clusters: %d rendering clusters, want 2", n)
+	}
+	ws = load.Files(files, nil)
+	if errs := cluster.Infer(ws, []cluster.Declared{{Name: "platform", Paths: []string{"charts/kp"}}}); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if n := renderings(ws); n != 0 {
+		t.Errorf("%d rendering clusters inside a declared cluster", n)
+	}
+	for _, rf := range ws.Rendered {
+		if c := ws.ClusterOf(rf.Path); c == nil || c.Name != "platform" {
+			t.Errorf("a rendered file of the declared chart is in %v", c)
+		}
+	}
+}
