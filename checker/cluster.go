@@ -37,8 +37,10 @@ type Cluster struct {
 	Declared bool     `json:"declared,omitempty"`
 	Paths    []string `json:"paths,omitempty"`
 	Version  *Version `json:"-"`
-	// VersionPos is where the declared version is written.
-	VersionPos *Position `json:"-"`
+	// VersionPos is where the declared version is written, DeclaredPos where the declared
+	// cluster is.
+	VersionPos  *Position `json:"-"`
+	DeclaredPos *Position `json:"-"`
 	// Unit is the self-contained tree the cluster lies in (UnitOf), "" for none; a
 	// rendering's unit is its virtual directory.
 	Unit string `json:"-"`

@@ -33,6 +33,9 @@ type Declared struct {
 type Error struct {
 	Pos     checker.Position
 	Message string
+	// Unmatched is set on a glob that matches no file of the workspace: an error when the
+	// run read the whole tree the globs are written for, not when it linted part of it.
+	Unmatched bool
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Message }
@@ -61,27 +64,44 @@ func Infer(ws *checker.Workspace, declared []Declared) []error {
 	covered := map[string]bool{}
 	all := allFiles(ws)
 	for _, d := range declared {
-		c := &checker.Cluster{Name: d.Name, How: "declared in the configuration at " + d.Pos.String(),
+		c := &checker.Cluster{Name: d.Name, How: "declared in " + d.Pos.String(),
 			Declared: true, Paths: d.Paths, Version: d.Version, VersionPos: d.VersionPos}
+		dp := d.Pos
+		c.DeclaredPos = &dp
 		clusters = append(clusters, c)
 		for i, g := range d.Paths {
 			n := 0
+			// Files this glob matches that an earlier declared cluster holds: one error per
+			// other cluster, naming the first file and how many there are.
+			taken := map[*checker.Cluster][]string{}
+			var takers []*checker.Cluster
 			for _, f := range all {
 				if !checker.GlobMatch(g, f) {
 					continue
 				}
 				n++
 				if o := files[f]; o != nil && o != c {
-					errs = append(errs, &Error{Pos: posAt(d.PathPos, i, d.Pos),
-						Message: fmt.Sprintf("%s is in two declared clusters, %q and %q", f, o.Name, c.Name)})
+					if taken[o] == nil {
+						takers = append(takers, o)
+					}
+					taken[o] = append(taken[o], f)
 					continue
 				}
 				files[f] = c
 				covered[f] = true
 			}
-			if n == 0 {
+			for _, o := range takers {
+				fs := taken[o]
+				what := fs[0] + " is"
+				if len(fs) > 1 {
+					what = fmt.Sprintf("%d files (first: %s) are", len(fs), fs[0])
+				}
 				errs = append(errs, &Error{Pos: posAt(d.PathPos, i, d.Pos),
-					Message: fmt.Sprintf("cluster %q: paths glob %q matches no file", d.Name, g)})
+					Message: fmt.Sprintf("%s also in the cluster declared at %s: a file belongs to one declared cluster", what, declPos(declared, o))})
+			}
+			if n == 0 {
+				errs = append(errs, &Error{Pos: posAt(d.PathPos, i, d.Pos), Unmatched: true,
+					Message: "this paths glob matches no linted file"})
 			}
 		}
 		c.Root = declaredRoot(files, c)
@@ -89,7 +109,18 @@ func Infer(ws *checker.Workspace, declared []Declared) []error {
 
 	anchors := collect(ws, covered)
 	top := commonTop(all)
-	inferred := place(anchors, top)
+	// An inferred cluster's root never climbs to a directory that holds a declared
+	// cluster's files: those are another cluster's.
+	blocked := map[string]bool{}
+	for f := range covered {
+		for d := dirOf(f); !blocked[d]; d = dirOf(d) {
+			blocked[d] = true
+			if d == "" {
+				break
+			}
+		}
+	}
+	inferred := place(anchors, top, blocked)
 	for _, c := range inferred {
 		clusters = append(clusters, c)
 		if c.File != "" {
@@ -101,7 +132,7 @@ func Infer(ws *checker.Workspace, declared []Declared) []error {
 		// one cluster (a GitOps repository of a managed cluster holds no installer config).
 		clusters = append(clusters, &checker.Cluster{Name: dirName(top), Root: top, How: "no cluster definition in the repository: taken as one cluster"})
 	}
-	clusters = append(clusters, renderings(ws, anchors)...)
+	clusters = append(clusters, renderings(ws, clusters)...)
 	uniqueNames(clusters)
 	ws.SetClusters(clusters, files)
 	return errs
@@ -137,6 +168,16 @@ func commonTop(files []string) string {
 		parts = parts[:n]
 	}
 	return strings.Join(parts, "/")
+}
+
+// declPos is where the declared cluster c is written.
+func declPos(declared []Declared, c *checker.Cluster) checker.Position {
+	for _, d := range declared {
+		if d.Name == c.Name {
+			return d.Pos
+		}
+	}
+	return checker.Position{}
 }
 
 func posAt(ps []checker.Position, i int, def checker.Position) checker.Position {
@@ -346,7 +387,7 @@ type group struct {
 // place turns anchors into clusters: identity anchors first (grouped by directory, split into
 // one-file clusters where they are alternatives), each with the highest root in its tree that
 // holds no other cluster's anchor; then deployed kube-proxies that no identity root covers.
-func place(anchors []anchor, top string) []*checker.Cluster {
+func place(anchors []anchor, top string, blocked map[string]bool) []*checker.Cluster {
 	var idGroups []*group
 	byDir := map[string][]anchor{}
 	var dirs []string
@@ -416,7 +457,7 @@ func place(anchors []anchor, top string) []*checker.Cluster {
 				o = append(o, h)
 			}
 		}
-		r := climb(g, o, top)
+		r := climb(g, o, top, blocked)
 		rootOf[g] = r
 		placed = append(placed, g)
 	}
@@ -430,7 +471,7 @@ func place(anchors []anchor, top string) []*checker.Cluster {
 				o = append(o, h) // deployed kube-proxies below this one join it
 			}
 		}
-		rootOf[g] = climb(g, o, top)
+		rootOf[g] = climb(g, o, top, blocked)
 		placed = append(placed, g)
 	}
 	for _, g := range placed {
@@ -533,9 +574,10 @@ func split(as []anchor) []*group {
 	return out
 }
 
-// climb returns the highest directory at or above g's that holds no other group's anchor,
-// without leaving g's self-contained tree; a one-file cluster stays in its directory.
-func climb(g *group, others []*group, top string) string {
+// climb returns the highest directory at or above g's that holds no other group's anchor and
+// no declared cluster's file (blocked), without leaving g's self-contained tree; a one-file
+// cluster stays in its directory.
+func climb(g *group, others []*group, top string, blocked map[string]bool) string {
 	if g.file != "" {
 		return g.dir
 	}
@@ -545,7 +587,7 @@ func climb(g *group, others []*group, top string) string {
 		if g.unit != "" && !isDirPrefix(g.unit, up) {
 			break
 		}
-		if holdsOther(up, g, others) {
+		if blocked[up] || holdsOther(up, g, others) {
 			break
 		}
 		r = up
@@ -571,8 +613,9 @@ func anchorsOf(g *group) []checker.ClusterAnchor {
 }
 
 // renderings makes a cluster of each chart rendering that runs or configures kube-proxy: an
-// alternative of its own, named after the chart and its values file.
-func renderings(ws *checker.Workspace, _ []anchor) []*checker.Cluster {
+// alternative of its own, named after the chart and its values file. A chart that a declared
+// cluster covers renders into that cluster.
+func renderings(ws *checker.Workspace, before []*checker.Cluster) []*checker.Cluster {
 	var out []*checker.Cluster
 	seen := map[string]*checker.Cluster{}
 	for _, in := range ws.Instances {
@@ -582,7 +625,7 @@ func renderings(ws *checker.Workspace, _ []anchor) []*checker.Cluster {
 			continue
 		}
 		root, real, variant, ok := ws.RenderRoot(file)
-		if !ok {
+		if !ok || declares(before, root) {
 			continue
 		}
 		c := seen[root]
@@ -593,13 +636,25 @@ func renderings(ws *checker.Workspace, _ []anchor) []*checker.Cluster {
 			seen[root] = c
 			out = append(out, c)
 		}
-		pos := in.Program
-		if in.Workload != nil {
-			pos, _ = in.Workload.KindPos()
-		}
-		c.Anchors = append(c.Anchors, checker.ClusterAnchor{What: in.Label, Pos: ws.MapPosition(pos)})
+		c.Anchors = append(c.Anchors, checker.ClusterAnchor{What: in.Label, Pos: ws.MapPosition(instancePos(in))})
 	}
 	return out
+}
+
+// declares reports whether a declared cluster's globs match the virtual directory of a
+// rendering (they match the chart's directory above it).
+func declares(cs []*checker.Cluster, dir string) bool {
+	for _, c := range cs {
+		if !c.Declared {
+			continue
+		}
+		for _, g := range c.Paths {
+			if checker.GlobMatch(g, dir) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // uniqueNames makes cluster names unique by suffixing repeats with #2, #3, ...

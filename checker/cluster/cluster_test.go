@@ -133,7 +133,8 @@ func TestDeclared(t *testing.T) {
 	}
 	v := checker.Version{Major: 1, Minor: 36}
 	errs := cluster.Infer(ws, []cluster.Declared{
-		{Name: "ab", Paths: []string{"a", "b", "shared/*.yaml"}, PathPos: []checker.Position{pos(2), pos(3), pos(4)}, Version: &v},
+		{Name: "ab", Paths: []string{"a", "b", "shared/*.yaml"}, PathPos: []checker.Position{pos(2), pos(3), pos(4)}, Version: &v,
+			Pos: checker.Position{Filename: ".kube-proxy-lint.yaml", Line: 1, Column: 3}},
 		{Name: "again", Paths: []string{"a/kubeadm.yaml", "nothing/**"}, PathPos: []checker.Position{pos(6), pos(7)}},
 	})
 	ws.IndexTargets()
@@ -152,9 +153,117 @@ func TestDeclared(t *testing.T) {
 		msgs = append(msgs, err.Error())
 	}
 	sort.Strings(msgs)
-	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], ".kube-proxy-lint.yaml:6:5: a/kubeadm.yaml is in two declared clusters") ||
-		!strings.HasPrefix(msgs[1], ".kube-proxy-lint.yaml:7:5: cluster \"again\": paths glob \"nothing/**\" matches no file") {
+	if len(msgs) != 2 || msgs[0] != ".kube-proxy-lint.yaml:6:5: a/kubeadm.yaml is also in the cluster declared at .kube-proxy-lint.yaml:1:3: a file belongs to one declared cluster" ||
+		msgs[1] != ".kube-proxy-lint.yaml:7:5: this paths glob matches no linted file" {
 		t.Errorf("errors %q", msgs)
+	}
+	// The errors never quote the configuration: no cluster name, no glob.
+	for _, m := range msgs {
+		if strings.Contains(m, "again") || strings.Contains(m, "nothing/**") {
+			t.Errorf("error quotes the configuration: %s", m)
+		}
+	}
+}
+
+// TestDeclaredOverlapCounted: a glob that takes many files of another declared cluster is one
+// error naming the first file and the count, not one per file.
+func TestDeclaredOverlapCounted(t *testing.T) {
+	files := map[string][]byte{}
+	for _, n := range []string{"p/a.yaml", "p/b.yaml", "p/c.yaml"} {
+		files[n] = []byte(svc)
+	}
+	ws := load.Files(files, nil)
+	at := checker.Position{Filename: "c.yaml", Line: 2, Column: 3}
+	errs := cluster.Infer(ws, []cluster.Declared{
+		{Name: "one", Paths: []string{"p"}, Pos: checker.Position{Filename: "c.yaml", Line: 1, Column: 3}},
+		{Name: "two", Paths: []string{"**/*.yaml"}, PathPos: []checker.Position{at}},
+	})
+	if len(errs) != 1 || errs[0].Error() != "c.yaml:2:3: 3 files (first: p/a.yaml) are also in the cluster declared at c.yaml:1:3: a file belongs to one declared cluster" {
+		t.Errorf("errors %v", errs)
+	}
+	if c := ws.ClusterOf("p/b.yaml"); c == nil || c.Name != "one" {
+		t.Errorf("p/b.yaml in %v, want the first declared cluster", c)
+	}
+}
+
+// TestInferStopsAtDeclared: an inferred cluster's root never climbs to a directory that holds
+// a declared cluster's files; without the declaration it would (the negative case).
+func TestInferStopsAtDeclared(t *testing.T) {
+	files := map[string][]byte{
+		"clusters/prod/kubeadm.yaml":    []byte(kubeadm),
+		"clusters/prod/apps/web.yaml":   []byte(svc),
+		"clusters/legacy/notes.yaml":    []byte(svc),
+		"clusters/legacy/cm/proxy.yaml": []byte(cm),
+		"clusters/shared.yaml":          []byte(svc),
+	}
+	ws := load.Files(files, nil)
+	// Inferred alone: prod's root climbs to the top, holding legacy and shared.yaml.
+	if c := ws.ClusterOf("clusters/shared.yaml"); c == nil || c != ws.ClusterOf("clusters/prod/kubeadm.yaml") {
+		t.Fatalf("without declared clusters: clusters/shared.yaml in %v", c)
+	}
+	ws = load.Files(files, nil)
+	errs := cluster.Infer(ws, []cluster.Declared{{Name: "legacy", Paths: []string{"clusters/legacy"}}})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	got := clusterOf(ws, []string{"clusters/prod/kubeadm.yaml", "clusters/prod/apps/web.yaml", "clusters/legacy/notes.yaml", "clusters/legacy/cm/proxy.yaml", "clusters/shared.yaml"})
+	want := map[string]string{
+		"clusters/prod/kubeadm.yaml":    "clusters/prod",
+		"clusters/prod/apps/web.yaml":   "clusters/prod",
+		"clusters/legacy/notes.yaml":    "legacy",
+		"clusters/legacy/cm/proxy.yaml": "legacy", // a deployed kube-proxy in a declared cluster anchors nothing
+		"clusters/shared.yaml":          "-",
+	}
+	for f, w := range want {
+		if got[f] != w {
+			t.Errorf("%s: cluster %q, want %q", f, got[f], w)
+		}
+	}
+	for _, c := range ws.Clusters {
+		if !c.Declared && strings.HasPrefix(c.Root+"/", "clusters/legacy/") {
+			t.Errorf("an inferred cluster %q lies in the declared one", c.Name)
+		}
+	}
+}
+
+// TestDeclaredChart: a chart inside a declared cluster renders into it (no rendering cluster of
+// its own); without the declaration each values file is a cluster (the negative case).
+func TestDeclaredChart(t *testing.T) {
+	files := map[string][]byte{
+		"charts/kp/Chart.yaml":             []byte("apiVersion: v2\nname: kp\nversion: 0.1.0\n"),
+		"charts/kp/values.yaml":            []byte("mode: ipvs\n"),
+		"charts/kp/values-new.yaml":        []byte("mode: nftables\n"),
+		"charts/kp/templates/cm.yaml":      []byte(strings.Replace(cm, "mode: iptables", "mode: {{ .Values.mode }}", 1)),
+		"clusters/prod/kubeadm.yaml":       []byte(kubeadm),
+		"clusters/prod/kube-system/x.yaml": []byte(svc),
+	}
+	renderings := func(ws *checker.Workspace) int {
+		n := 0
+		for _, c := range ws.Clusters {
+			if c.Virtual() != "" {
+				n++
+			}
+		}
+		return n
+	}
+	ws := load.Files(files, nil)
+	if len(ws.Rendered) == 0 {
+		t.Skip("the chart did not render")
+	}
+	if n := renderings(ws); n != 2 {
+		t.Fatalf("without declared clusters: %d rendering clusters, want 2", n)
+	}
+	ws = load.Files(files, nil)
+	if errs := cluster.Infer(ws, []cluster.Declared{{Name: "platform", Paths: []string{"charts/kp"}}}); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if n := renderings(ws); n != 0 {
+		t.Errorf("%d rendering clusters inside a declared cluster", n)
+	}
+	for _, rf := range ws.Rendered {
+		if c := ws.ClusterOf(rf.Path); c == nil || c.Name != "platform" {
+			t.Errorf("a rendered file of the declared chart is in %v", c)
+		}
 	}
 }
 

@@ -217,7 +217,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		}
 	}
 	ws.TargetFallback = opts.Fallback
-	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {
+	if errs := declaredErrors(finish(ws, opts.Target, opts.Clusters), opts.ClustersPartial); len(errs) > 0 {
 		return ws, errors.Join(errs...)
 	}
 	return ws, nil

@@ -56,6 +56,10 @@ type Options struct {
 	// Clusters are the clusters declared in the configuration file; they replace inference
 	// for the files their globs match.
 	Clusters []cluster.Declared
+	// ClustersPartial is set when the run reads only part of the tree the declared clusters
+	// are written for (a subdirectory, stdin): a glob that matches no file read is then not
+	// an error.
+	ClustersPartial bool
 	// Helm configures the rendering of Helm charts (helm.go).
 	Helm HelmOptions
 	// Trace, when set, is told about every file and directory the load leaves out, and why
@@ -169,10 +173,27 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 		}
 	}
 	ws.TargetFallback = opts.Fallback
-	if errs := finish(ws, opts.Target, opts.Clusters); len(errs) > 0 {
+	if errs := declaredErrors(finish(ws, opts.Target, opts.Clusters), opts.ClustersPartial); len(errs) > 0 {
 		return ws, errors.Join(errs...)
 	}
 	return ws, nil
+}
+
+// declaredErrors drops the errors about globs that match no file when the run read only
+// part of the tree.
+func declaredErrors(errs []error, partial bool) []error {
+	if !partial {
+		return errs
+	}
+	var out []error
+	for _, err := range errs {
+		var ce *cluster.Error
+		if errors.As(err, &ce) && ce.Unmatched {
+			continue
+		}
+		out = append(out, err)
+	}
+	return out
 }
 
 // Bytes loads one in-memory file as a workspace, for tests and fuzzing.

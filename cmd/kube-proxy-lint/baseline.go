@@ -83,6 +83,7 @@ func configureProcessing(f *lintFlags, cfg *lintConfig, conf *config.Config, all
 	proc.Registry = all
 	cfg.includeTestdata = cfg.includeTestdata || conf.IncludeTestdata
 	cfg.helm = conf
+	cfg.clusters, cfg.clustersPartial = declaredClusters(conf, cfg.paths, root, cfg.git.onlyFiles || cfg.git.rev != "")
 	for _, p := range cfg.paths {
 		if p == "-" {
 			continue

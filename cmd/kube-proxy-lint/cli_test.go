@@ -75,7 +75,7 @@ func TestHelpListsCommands(t *testing.T) {
 			t.Errorf("--help does not list %s", c.name)
 		}
 	}
-	if !strings.Contains(r.stdout, "Subcommand names are reserved ("+strings.Join(commandNames(), ", ")+")") {
+	if !strings.Contains(r.stdout, "Subcommands ("+strings.Join(commandNames(), ", ")+")\n  are reserved words") {
 		t.Errorf("--help does not list the reserved words:\n%s", r.stdout)
 	}
 	for _, c := range commands {

@@ -255,8 +255,9 @@ func (c *cli) configCmd(ctx context.Context, args []string) int {
 		// As a lint run of PATH does: each scope's highest version, else the repository's,
 		// else the default.
 		root := sourceRoot(path)
+		declared, partial := declaredClusters(m, []string{path}, root, false)
 		ws, err := safeLoad(ctx, load.Options{Paths: []string{path}, Root: root, MaxFileSize: configMaxSize(m), IncludeTestdata: m.IncludeTestdata,
-			Helm: load.HelmOptions{Disabled: !m.HelmRender(), Values: m.HelmCharts(root)}})
+			Helm: load.HelmOptions{Disabled: !m.HelmRender(), Values: m.HelmCharts(root)}, Clusters: declared, ClustersPartial: partial})
 		if err != nil {
 			return c.fail(err)
 		}

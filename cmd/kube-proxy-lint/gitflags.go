@@ -71,6 +71,8 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		IncludeTestdata: cfg.includeTestdata,
 		Overlay:         cfg.overlay,
 		KeepTrees:       cfg.keepTrees,
+		Clusters:        cfg.clusters,
+		ClustersPartial: cfg.clustersPartial,
 	}
 	if tr != nil {
 		opts.Trace = tr.trace

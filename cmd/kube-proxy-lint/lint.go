@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
@@ -161,9 +162,9 @@ Outputs:
   as compilers write them (--path-prefix adds a prefix); in the other formats they are
   relative to the Git work tree holding the first PATH (or to that directory outside Git).
 
-  Subcommand names are reserved (%s):
-  to lint a directory named like one, write it as ./rules. Flags before a subcommand are
-  its flags: kube-proxy-lint --config c.yaml config print.
+  Subcommands (%s)
+  are reserved words: to lint a directory named like one, write it as ./rules. Flags before
+  a subcommand are its flags: kube-proxy-lint --config c.yaml config print.
 
 Exit codes:
   0         no finding at or above --fail-on
@@ -218,6 +219,10 @@ type lintConfig struct {
 	// fixer lints the fixed files.
 	fixes   fixFlags
 	overlay map[string][]byte
+	// clusters are the configuration's declared clusters; clustersPartial is set when the
+	// run reads only part of the tree their globs are written for.
+	clusters        []cluster.Declared
+	clustersPartial bool
 }
 
 func (c *cli) lint(ctx context.Context, args []string) int {

@@ -9,6 +9,7 @@
 //	kube-proxy-lint policy test DIR...
 //	kube-proxy-lint config print [PATH]
 //	kube-proxy-lint report [PATH...]
+//	kube-proxy-lint clusters [PATH...]
 //
 // Run kube-proxy-lint --help for the flags, output syntax and exit codes.
 package main

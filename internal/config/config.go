@@ -79,6 +79,9 @@ type Config struct {
 	Timeout string `yaml:"timeout,omitempty"`
 	// Helm configures the rendering of Helm charts.
 	Helm *Helm `yaml:"helm,omitempty"`
+	// Clusters are the declared clusters: they replace cluster inference for the files their
+	// globs match.
+	Clusters []Cluster `yaml:"clusters,omitempty"`
 
 	// refs are the rule names the file uses, with their positions, for CheckRules.
 	refs []ruleRef
@@ -97,6 +100,20 @@ type HelmChart struct {
 	// Values are values files relative to the chart directory, each rendered as its own
 	// variant on top of values.yaml (instead of the values-*.yaml files beside Chart.yaml).
 	Values []string `yaml:"values"`
+}
+
+// Cluster is one entry of clusters: a cluster declared by name, the globs of its files and
+// optionally its Kubernetes version.
+type Cluster struct {
+	Name  string   `yaml:"name"`
+	Paths []string `yaml:"paths"`
+	// Version is the cluster's Kubernetes version as written ("1.34"), "" when not declared.
+	Version string `yaml:"version,omitempty"`
+	// Pos is where the entry starts, PathPos where each glob is written and VersionPos where
+	// the version is.
+	Pos        checker.Position   `yaml:"-"`
+	PathPos    []checker.Position `yaml:"-"`
+	VersionPos checker.Position   `yaml:"-"`
 }
 
 // Exclusion is one entry of exclusions: findings matching every given selector are
@@ -186,13 +203,16 @@ const MinMaxMemory = 256 << 20
 // keys are the top-level keys, in the order of the documentation.
 var keys = []string{"version", "target-version", "fail-on", "enable", "disable", "severity",
 	"inline-suppressions", "exclusions", "policy-dirs", "skip", "include-testdata", "test-dirs",
-	"baseline", "new-from-rev", "new-from-merge-base", "max-file-size", "max-memory", "timeout", "helm"}
+	"baseline", "new-from-rev", "new-from-merge-base", "max-file-size", "max-memory", "timeout", "helm",
+	"clusters"}
 
 // Keys returns the top-level keys of the configuration file, in the order of the
 // documentation (the JSON Schema and docs/config.md are tested against it).
 func Keys() []string { return slices.Clone(keys) }
 
 var exclusionKeys = []string{"rules", "paths", "message", "reason"}
+
+var clusterKeys = []string{"name", "paths", "version"}
 
 // Parse decodes a configuration file; name is used in error positions.
 func Parse(name string, data []byte) (*Config, error) {
@@ -304,6 +324,8 @@ func Parse(name string, data []byte) (*Config, error) {
 			}
 		case "helm":
 			c.Helm = p.helm(v)
+		case "clusters":
+			c.Clusters = p.clusters(v)
 		case "skip":
 			c.Skip = p.strList(v)
 			for i, g := range c.Skip {

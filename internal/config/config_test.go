@@ -113,6 +113,18 @@ func TestParseErrors(t *testing.T) {
 		{"helm:\n  charts:\n    c: {values: [../x.yaml]}\n", "c.yaml:3:18: a values file must be a relative path inside the chart directory"},
 		{"helm:\n  charts:\n    c: {vals: [x.yaml]}\n", `c.yaml:3:9: unknown key; did you mean "values"?`},
 		{"helm:\n  charts:\n    c: [x.yaml]\n", "c.yaml:3:8: a chart's settings must be a mapping (values), not a list"},
+		{"clusters: prod\n", "c.yaml:1:11: clusters must be a list of clusters (name, paths, version), not a string"},
+		{"clusters:\n  - prod\n", "c.yaml:2:5: a cluster must be a mapping with name, paths and version, not a string"},
+		{"clusters:\n  - name: a\n    paths: [a]\n    versions: \"1.34\"\n", `c.yaml:4:5: unknown key; did you mean "version"?`},
+		{"clusters:\n  - paths: [a]\n", "c.yaml:2:5: a cluster needs a name"},
+		{"clusters:\n  - name: a\n", "c.yaml:2:5: a cluster needs paths: the globs of its files"},
+		{"clusters:\n  - name: a\n    paths: []\n", "c.yaml:3:12: a cluster needs at least one path glob"},
+		{"clusters:\n  - name: ''\n    paths: [a]\n", "c.yaml:2:11: a cluster name must not be empty"},
+		{"clusters:\n  - name: a\n    paths: [a]\n  - name: a\n    paths: [b]\n", "c.yaml:4:11: duplicate cluster name (first declared at c.yaml:2:11)"},
+		{"clusters:\n  - name: a\n    paths: [a]\n    version: latest\n", "c.yaml:4:14: invalid cluster version (want a Kubernetes version such as 1.34 or v1.34.2)"},
+		{"clusters:\n  - name: a\n    paths: [../up]\n", "c.yaml:3:13: a cluster path must be a relative glob inside the repository"},
+		{"clusters:\n  - name: a\n    paths: ['[']\n", "c.yaml:3:13: invalid path glob: syntax error in pattern"},
+		{"clusters:\n  - name: [a]\n    paths: [a]\n", "c.yaml:2:11: want a string, not a list"},
 	} {
 		_, err := Parse("c.yaml", []byte(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -152,6 +164,10 @@ func TestErrorsDoNotEchoContent(t *testing.T) {
 		"skip: ['[" + secret + "']\n",
 		"exclusions:\n  - message: \"(" + secret + "\"\n    reason: r\n",
 		"exclusions:\n  - " + secret + "\n",
+		"clusters:\n  - name: a\n    paths: [a]\n    version: " + secret + "\n",
+		"clusters:\n  - name: " + secret + "\n    paths: [a]\n  - name: " + secret + "\n    paths: [b]\n",
+		"clusters:\n  - name: a\n    paths: ['../" + secret + "']\n",
+		"clusters:\n  - name: a\n    paths: [a]\n    " + secret + ": 1\n",
 		"a: *" + secret + "\n",
 		"a: !" + secret + " [\n",
 		"a: '" + secret + "\n",
@@ -175,6 +191,40 @@ func TestErrorsDoNotEchoContent(t *testing.T) {
 	}
 	if err := c.CheckRules(registry()); err == nil || strings.Contains(err.Error(), secret) {
 		t.Errorf("CheckRules = %v, want an error without the names", err)
+	}
+}
+
+// TestClusters: the clusters key with its positions, and its globs rebased from the file's
+// directory to the linted root, anchored there.
+func TestClusters(t *testing.T) {
+	src := "clusters:\n  - name: prod\n    paths: [clusters/prod, /shared/*.yaml, prod-*]\n    version: \"1.34\"\n  - name: dev\n    paths: dev/\n"
+	c, err := Parse(filepath.Join("/repo", "ops", FileName), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Clusters) != 2 || c.Clusters[0].Pos.Line != 2 || c.Clusters[0].Pos.Column != 5 ||
+		c.Clusters[0].VersionPos.Line != 4 || c.Clusters[0].VersionPos.Column != 14 ||
+		len(c.Clusters[0].PathPos) != 3 || c.Clusters[0].PathPos[1].Column != 28 {
+		t.Fatalf("clusters %+v", c.Clusters)
+	}
+	d := c.DeclaredClusters("/repo")
+	if len(d) != 2 || !reflect.DeepEqual(d[0].Paths, []string{"ops/clusters/prod", "ops/shared/*.yaml", "ops/prod-*"}) ||
+		d[0].Version == nil || d[0].Version.String() != "1.34" || d[0].VersionPos == nil || d[0].VersionPos.Line != 4 ||
+		!reflect.DeepEqual(d[1].Paths, []string{"ops/dev"}) || d[1].Version != nil {
+		t.Errorf("declared %+v", d)
+	}
+	// At the root the globs stay as written, anchored: prod-* matches ops/prod-a.yaml only.
+	d = c.DeclaredClusters("/repo/ops")
+	if !reflect.DeepEqual(d[0].Paths, []string{"clusters/prod", "shared/*.yaml", "prod-*"}) ||
+		!checker.GlobMatch(d[0].Paths[2], "prod-a.yaml") || checker.GlobMatch(d[0].Paths[2], "x/prod-a.yaml") {
+		t.Errorf("declared at the file's directory %+v", d[0].Paths)
+	}
+	out, err := c.Marshal()
+	if err != nil || !strings.Contains(string(out), "clusters:\n  - name: prod\n    paths:\n      - clusters/prod\n") || !strings.Contains(string(out), "version: \"1.34\"") {
+		t.Errorf("Marshal = %s, %v", out, err)
+	}
+	if (&Config{}).DeclaredClusters("/repo") != nil {
+		t.Error("no clusters key declares no cluster")
 	}
 }
 

@@ -116,6 +116,15 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{"max-file-size: 0\n", false},
 		{"inline-suppressions: maybe\n", false},
 		{"- a\n- b\n", false},
+		{"clusters:\n  - name: prod\n    paths: [clusters/prod, \"shared/*.yaml\"]\n    version: \"1.34\"\n  - name: dev\n    paths: dev\n", true},
+		{"clusters:\n  - name: prod\n    paths: [a]\n    version: v1.34.2\n", true},
+		{"clusters:\n  - name: prod\n", false},
+		{"clusters:\n  - paths: [a]\n", false},
+		{"clusters:\n  - name: a\n    paths: [a]\n    versions: \"1.34\"\n", false},
+		{"clusters:\n  - name: a\n    paths: [a]\n    version: latest\n", false},
+		{"clusters:\n  - name: a\n    paths: []\n", false},
+		{"clusters:\n  - name: \"\"\n    paths: [a]\n", false},
+		{"clusters: prod\n", false},
 	} {
 		_, perr := Parse("c.yaml", []byte(tc.src))
 		serr := validYAML(t, s, tc.src)
