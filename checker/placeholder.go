@@ -188,8 +188,25 @@ type MaskedTemplate struct {
 // HasPlaceholder recognises in block and flow context, so columns stay exact. It returns nil when content holds no
 // placeholder.
 func MaskTemplate(content []byte) *MaskedTemplate {
+	return MaskTemplateWith(content, nil)
+}
+
+// MaskTemplateWith is MaskTemplate with more placeholders: extra spans that the caller knows
+// from the text's context (the shell expansions of an unquoted heredoc body). An extra span
+// that overlaps a template placeholder is dropped; the template's span masks those bytes.
+func MaskTemplateWith(content []byte, extra []TemplateSpan) *MaskedTemplate {
 	spans := TemplateSpans(content)
 	spans = append(spans, docPlaceholderLines(content)...)
+	if len(extra) > 0 {
+		sortSpans(spans)
+		n := len(spans)
+		for _, e := range extra {
+			k := sort.Search(n, func(i int) bool { return spans[i].To > e.From })
+			if (k >= n || spans[k].From >= e.To) && e.From >= 0 && e.To <= len(content) && e.From < e.To {
+				spans = append(spans, e)
+			}
+		}
+	}
 	if len(spans) == 0 {
 		return nil
 	}
