@@ -27,7 +27,12 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 	if d == shell.DialectNone || d == shell.DialectFlags || !bytes.Contains(f.Content, []byte("<<")) || !looksLikeKPC(f.Content) {
 		return nil
 	}
-	s := scriptOf(f, d)
+	return decodeScriptHeredocs(f, scriptOf(f, d))
+}
+
+// decodeScriptHeredocs decodes the KubeProxyConfiguration heredocs of script s, lexed from
+// f, into f.Docs.
+func decodeScriptHeredocs(f *checker.File, s *shell.Script) []checker.LoadProblem {
 	var probs []checker.LoadProblem
 	for i := range s.Heredocs {
 		h := &s.Heredocs[i]
