@@ -42,10 +42,78 @@ func HasPlaceholder(s string) bool {
 			if j := strings.IndexByte(s[i+1:], '>'); j > 0 && isNameStart(s[i+1]) && docPlaceholderBody(s[i+1:i+1+j]) {
 				return true
 			}
+		case '@', '_':
+			if sedPlaceholderEnd(s, i) > 0 {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// sedPlaceholderEnd returns the end of a sed-style placeholder starting at i, @NAME@ (also
+// @@NAME@@) or __NAME__ with NAME in upper case, digits and underscores, or -1. A __NAME__
+// must stand alone: not inside a longer name (MY__X__, __X__y).
+func sedPlaceholderEnd(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	var delim string
+	switch {
+	case strings.HasPrefix(s[i:], "__"):
+		if i > 0 && isNameByte(s[i-1]) {
+			return -1
+		}
+		delim = "__"
+	case strings.HasPrefix(s[i:], "@@"):
+		delim = "@@"
+	case s[i] == '@':
+		delim = "@"
+	default:
+		return -1
+	}
+	j := i + len(delim)
+	start := j
+	for j < len(s) && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' || s[j] == '_') {
+		j++
+	}
+	if delim == "__" {
+		// The run took the closing underscores too.
+		if j-start < 3 || s[j-1] != '_' || s[j-2] != '_' || (j < len(s) && isNameByte(s[j])) {
+			return -1
+		}
+		name := s[start : j-2]
+		if name == "" || name[0] == '_' || name[len(name)-1] == '_' {
+			return -1
+		}
+		return j
+	}
+	if j == start || (s[start] < 'A' || s[start] > 'Z') && s[start] != '_' || !strings.HasPrefix(s[j:], delim) {
+		return -1
+	}
+	return j + len(delim)
+}
+
+// SedPlaceholderEnd returns the end of a sed-style placeholder (@NAME@, @@NAME@@, __NAME__)
+// that starts at b[i], or -1.
+func SedPlaceholderEnd(b []byte, i int) int {
+	if i >= len(b) || b[i] != '@' && b[i] != '_' {
+		return -1
+	}
+	// Only the bytes the placeholder can span (one before, for the __ boundary) are copied.
+	from, to := max(0, i-1), i+2
+	for to < len(b) && (b[to] >= 'A' && b[to] <= 'Z' || b[to] >= '0' && b[to] <= '9' || b[to] == '_') {
+		to++
+	}
+	to = min(len(b), to+2)
+	if j := sedPlaceholderEnd(string(b[from:to]), i-from); j > 0 {
+		return from + j
+	}
+	return -1
+}
+
+// isNameByte reports whether c can be part of an identifier.
+func isNameByte(c byte) bool { return isNameStart(c) || c >= '0' && c <= '9' }
 
 func isNameStart(c byte) bool { return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') }
 
@@ -85,7 +153,8 @@ type TemplateSpan struct {
 }
 
 // TemplateSpans finds the template placeholders of content: Go/Helm {{ }} (also {{- -}}),
-// Jinja2 {% %} and {# #}, ERB <% %>, Terraform %{ }, and envsubst-style %NAME%.
+// Jinja2 {% %} and {# #}, ERB <% %>, Terraform %{ }, and envsubst- and sed-style %NAME%,
+// @NAME@ and __NAME__.
 func TemplateSpans(content []byte) []TemplateSpan {
 	var spans []TemplateSpan
 	for i := 0; i+1 < len(content); i++ {
@@ -102,6 +171,14 @@ func TemplateSpans(content []byte) []TemplateSpan {
 		case "%{":
 			closer = "}"
 		default:
+			if c := content[i]; c == '@' || c == '_' && content[i+1] == '_' {
+				if j := SedPlaceholderEnd(content, i); j > 0 {
+					to := j
+					spans = append(spans, TemplateSpan{From: i, To: to, Output: true})
+					i = to - 1
+				}
+				continue
+			}
 			if content[i] == '%' {
 				if j := nameEnd(string(content[i+1:min(len(content), i+66)]), 0); j > 0 && i+1+j < len(content) && content[i+1+j] == '%' && allUpper(content[i+1:i+1+j]) {
 					spans = append(spans, TemplateSpan{From: i, To: i + j + 2, Output: true})
@@ -188,8 +265,25 @@ type MaskedTemplate struct {
 // HasPlaceholder recognises in block and flow context, so columns stay exact. It returns nil when content holds no
 // placeholder.
 func MaskTemplate(content []byte) *MaskedTemplate {
+	return MaskTemplateWith(content, nil)
+}
+
+// MaskTemplateWith is MaskTemplate with more placeholders: extra spans that the caller knows
+// from the text's context (the shell expansions of an unquoted heredoc body). An extra span
+// that overlaps a template placeholder is dropped; the template's span masks those bytes.
+func MaskTemplateWith(content []byte, extra []TemplateSpan) *MaskedTemplate {
 	spans := TemplateSpans(content)
 	spans = append(spans, docPlaceholderLines(content)...)
+	if len(extra) > 0 {
+		sortSpans(spans)
+		n := len(spans)
+		for _, e := range extra {
+			k := sort.Search(n, func(i int) bool { return spans[i].To > e.From })
+			if (k >= n || spans[k].From >= e.To) && e.From >= 0 && e.To <= len(content) && e.From < e.To {
+				spans = append(spans, e)
+			}
+		}
+	}
 	if len(spans) == 0 {
 		return nil
 	}

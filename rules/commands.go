@@ -33,12 +33,31 @@ type kp4CmdVisit struct {
 	// names kube-proxy, kubectl, kubeadm, kubelet, kube-ipvs0 or a KUBE- chain).
 	kube bool
 	// bestEffort is set for an Ansible task whose failure is ignored (ignore_errors: true,
-	// failed_when: false); modeGuard for one whose when: condition names ipvs.
-	bestEffort, modeGuard bool
+	// failed_when: false).
+	bestEffort bool
+	// modeGuard holds the proxy modes an Ansible task's when: condition restricts it to
+	// (kube_proxy_mode == 'ipvs'), nil when it has none.
+	modeGuard []string
+}
+
+// guardedBy reports whether the command runs only under a condition on the proxy mode being
+// one of modes: a shell condition around it or its Ansible task's when:.
+func (v *kp4CmdVisit) guardedBy(modes ...string) bool {
+	if kp4GuardedByMode(v.cmd.Guard, modes...) {
+		return true
+	}
+	for _, g := range v.modeGuard {
+		for _, m := range modes {
+			if g == m {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kp4TaskGuards reads an Ansible task's failure handling and conditions.
-func kp4TaskGuards(task *yaml.Node) (bestEffort, modeGuard bool) {
+func kp4TaskGuards(task *yaml.Node) (bestEffort bool, modeGuard []string) {
 	for i := 0; i+1 < len(task.Content); i += 2 {
 		k, v := task.Content[i].Value, task.Content[i+1]
 		switch k {
@@ -49,20 +68,63 @@ func kp4TaskGuards(task *yaml.Node) (bestEffort, modeGuard bool) {
 			b, ok := checker.YAML11Bool(v)
 			bestEffort = bestEffort || (ok && !b)
 		case "when":
-			var b strings.Builder
-			var walk func(n *yaml.Node)
-			walk = func(n *yaml.Node) {
-				b.WriteString(n.Value)
-				b.WriteByte(' ')
-				for _, c := range n.Content {
-					walk(c)
+			// A list of conditions is their conjunction: any one that restricts the mode
+			// restricts the task.
+			conds := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				conds = v.Content
+			}
+			for _, c := range conds {
+				if c.Kind == yaml.ScalarNode {
+					modeGuard = append(modeGuard, kp4WhenModes(c.Value)...)
 				}
 			}
-			walk(v)
-			modeGuard = modeGuard || strings.Contains(strings.ToLower(b.String()), "ipvs")
 		}
 	}
 	return bestEffort, modeGuard
+}
+
+// kp4WhenCmpRe matches a comparison of a mode variable with a literal in a Jinja2 condition,
+// either way round: kube_proxy_mode == 'ipvs', "ipvs" != proxy_mode, mode in ['ipvs'].
+var kp4WhenCmpRe = regexp.MustCompile(`(?i)\b(\w*mode\w*)\s*(==|!=|is\s+not|is|not\s+in|in)\s*(\[[^\]]*\]|["']\w+["'])|["'](\w+)["']\s*(==|!=)\s*(\w*mode\w*)\b`)
+
+// kp4WhenBoolRe matches a bare truthy variable about ipvs (kube_proxy_ipvs_enabled,
+// use_ipvs | bool), not negated.
+var kp4WhenBoolRe = regexp.MustCompile(`(?i)^\s*(\w*ipvs\w*)(\s*\|\s*bool)?\s*$`)
+
+// kp4WhenModes returns the proxy modes a Jinja2 when: condition restricts a task to: the
+// literal of an == or in comparison on a mode variable; for != 'nftables' the two modes that
+// have chains. A condition with "or" restricts nothing (either side may hold), nor does a
+// negated one: != 'ipvs' runs the task everywhere but ipvs.
+func kp4WhenModes(cond string) []string {
+	low := strings.ToLower(cond)
+	if strings.Contains(low, " or ") {
+		return nil
+	}
+	if m := kp4WhenBoolRe.FindStringSubmatch(cond); m != nil {
+		return []string{checker.ModeIPVS}
+	}
+	var out []string
+	for _, m := range kp4WhenCmpRe.FindAllStringSubmatch(cond, -1) {
+		op, lit := m[2], m[3]
+		if m[4] != "" {
+			op, lit = m[5], m[4]
+		}
+		op = strings.Join(strings.Fields(strings.ToLower(op)), " ")
+		var lits []string
+		for _, l := range strings.FieldsFunc(lit, func(r rune) bool { return strings.ContainsRune("[]'\", \t", r) }) {
+			lits = append(lits, strings.ToLower(l))
+		}
+		switch op {
+		case "==", "is", "in":
+			out = append(out, lits...)
+		case "!=", "is not", "not in":
+			if len(lits) == 1 && lits[0] == checker.ModeNFTables {
+				out = append(out, checker.ModeIPVS, checker.ModeIPTables)
+			}
+		}
+	}
+	return out
 }
 
 var kp4KubeContextRe = regexp.MustCompile(`kube-proxy|kubectl|kubeadm|kubelet|kube-ipvs0|KUBE-|k3s|rke2|kubernetes`)
@@ -179,7 +241,38 @@ func kp4IsPrompt(c *shell.Command) bool {
 var kp4ScriptKeys = map[string]bool{
 	"shell": true, "cmd": true, "script": true, "raw": true, "command": true,
 	"ansible.builtin.shell": true, "ansible.builtin.command": true, "ansible.builtin.raw": true,
-	"ansible.legacy.shell": true, "ansible.legacy.command": true, "run": true,
+	"ansible.legacy.shell": true, "ansible.legacy.command": true, "ansible.legacy.raw": true, "run": true,
+	"before_script": true, "after_script": true,
+}
+
+// kp4ScriptListKeys hold a list of shell commands, one script per item (GitLab CI).
+var kp4ScriptListKeys = map[string]bool{"script": true, "before_script": true, "after_script": true}
+
+// kp4LoopItems returns the items of an Ansible task's loop (loop:, with_items:) when they are
+// plain strings.
+func kp4LoopItems(task *yaml.Node) []*yaml.Node {
+	for i := 0; i+1 < len(task.Content); i += 2 {
+		k, v := task.Content[i].Value, task.Content[i+1]
+		if (k == "loop" || k == "with_items") && v.Kind == yaml.SequenceNode {
+			var out []*yaml.Node
+			for _, c := range v.Content {
+				if c.Kind == yaml.ScalarNode {
+					out = append(out, c)
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// kp4IsItem reports whether a task's command is only its loop item: "{{ item }}".
+func kp4IsItem(s string) bool {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") {
+		return false
+	}
+	return strings.TrimSpace(strings.Trim(s[2:len(s)-2], "-")) == "item"
 }
 
 // kp4WalkCommandNodes finds command-bearing nodes of a YAML document. p is the walk's stack
@@ -187,11 +280,11 @@ var kp4ScriptKeys = map[string]bool{
 func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key string, fn func(v *kp4CmdVisit)) {
 	switch n.Kind {
 	case yaml.MappingNode:
-		if be, mg := kp4TaskGuards(n); be || mg {
+		if be, mg := kp4TaskGuards(n); be || len(mg) > 0 {
 			inner := fn
 			fn = func(v *kp4CmdVisit) {
 				v.bestEffort = v.bestEffort || be
-				v.modeGuard = v.modeGuard || mg
+				v.modeGuard = append(v.modeGuard, mg...)
 				inner(v)
 			}
 		}
@@ -218,8 +311,19 @@ func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key 
 			k, v := n.Content[i], n.Content[i+1]
 			kp := append(p, k.Value)
 			switch {
+			case v.Kind == yaml.ScalarNode && kp4ScriptKeys[k.Value] && kp4IsItem(v.Value):
+				// command: "{{ item }}" runs each loop item.
+				for j, c := range kp4LoopItems(n) {
+					kp4VisitScalarScript(d, c, kp.Append(j), fn)
+				}
 			case v.Kind == yaml.ScalarNode && kp4ScriptKeys[k.Value]:
 				kp4VisitScalarScript(d, v, kp.Clone(), fn)
+			case v.Kind == yaml.SequenceNode && kp4ScriptListKeys[k.Value]:
+				for j, c := range v.Content {
+					if c.Kind == yaml.ScalarNode {
+						kp4VisitScalarScript(d, c, kp.Append(j), fn)
+					}
+				}
 			case v.Kind == yaml.ScalarNode && key == "data" && (strings.HasSuffix(k.Value, ".sh") || strings.HasPrefix(v.Value, "#!")):
 				kp4VisitScalarScript(d, v, kp.Clone(), fn)
 			case (k.Value == "runcmd" || k.Value == "bootcmd") && v.Kind == yaml.SequenceNode:
@@ -348,8 +452,49 @@ var kp4KubeProxyChainPrefixes = []string{"KUBE-SVC-", "KUBE-SVL-", "KUBE-FW-", "
 
 var kp4KubeTokenRe = regexp.MustCompile(`KUBE-[A-Z0-9][A-Z0-9_-]*|KUBE-`)
 
-// kp4ChainModes returns the modes that create chain name, or "".
+// kp4GroupEnd extends a chain token that ends at end over a regular expression group of chain
+// name parts right after it ("KUBE-" + "(SVC|SEP)-"), as grep -E patterns write a choice of
+// chains; it returns end when no such group follows.
+func kp4GroupEnd(s string, end int) int {
+	if end >= len(s) || s[end] != '(' {
+		return end
+	}
+	j := end + 1
+	for j < len(s) && j-end < 128 && (s[j] == '|' || s[j] == '-' || s[j] == '_' || (s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= '0' && s[j] <= '9')) {
+		j++
+	}
+	if j >= len(s) || s[j] != ')' || j == end+1 || !strings.Contains(s[end:j], "|") {
+		return end
+	}
+	j++
+	for j < len(s) && (s[j] == '-' || s[j] == '_' || (s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= '0' && s[j] <= '9')) {
+		j++
+	}
+	return j
+}
+
+// kp4ChainModes returns the modes that create chain name, or "". A name with a regular
+// expression group (KUBE-(SVC|SEP)-, from grep -E) stands for each alternative: the modes of
+// one that ipvs mode also creates if there is one (the claim that holds for the whole
+// pattern), else of the first kube-proxy chain among them.
 func kp4ChainModes(name string) string {
+	if i := strings.IndexByte(name, '('); i >= 0 {
+		j := strings.IndexByte(name, ')')
+		if j < i {
+			return ""
+		}
+		first := ""
+		for _, alt := range strings.Split(name[i+1:j], "|") {
+			m := kp4ChainModes(name[:i] + alt + name[j+1:])
+			if strings.Contains(m, "ipvs") {
+				return m
+			}
+			if first == "" {
+				first = m
+			}
+		}
+		return first
+	}
 	if m, ok := kp4KubeProxyChains[name]; ok {
 		return m
 	}
@@ -375,6 +520,7 @@ func kp4KubeTokens(s string) [][2]int {
 				continue
 			}
 		}
+		m[1] = kp4GroupEnd(s, m[1])
 		out = append(out, [2]int{m[0], m[1]})
 	}
 	return out
@@ -489,10 +635,17 @@ func (k *kp4Modes) modesAt(v checker.Version) []checker.Setting {
 // nftables returns a kube-proxy whose effective mode at the file's target is nftables, among
 // the instances of the file's cluster (a shared file takes no cluster's evidence).
 func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bool) {
+	return k.running(file, checker.ModeNFTables)
+}
+
+// running returns a kube-proxy whose effective mode at the file's target is mode, among the
+// instances of the file's cluster (a shared file takes no cluster's evidence).
+func (k *kp4Modes) running(file, mode string) (*checker.Instance, checker.Setting, bool) {
 	if !k.built {
 		k.build()
 	}
-	if a, ok := k.byFile[file]; ok {
+	ck := file + "\x00" + mode
+	if a, ok := k.byFile[ck]; ok {
 		return a.in, a.mode, a.ok
 	}
 	key := k.p.Workspace.ClusterKey(file)
@@ -503,7 +656,7 @@ func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bo
 		if is.key != key {
 			continue
 		}
-		if ms[i].Origin != checker.OriginUnknown && ms[i].Value == checker.ModeNFTables {
+		if ms[i].Origin != checker.OriginUnknown && ms[i].Value == mode {
 			pick = i
 			break
 		}
@@ -512,12 +665,17 @@ func (k *kp4Modes) nftables(file string) (*checker.Instance, checker.Setting, bo
 	if pick >= 0 {
 		a = kp4ModeAnswer{in: k.inst[pick].in, mode: ms[pick], ok: true}
 	}
-	k.byFile[file] = a
+	k.byFile[ck] = a
 	return a.in, a.mode, a.ok
 }
 
 // kp4ModeRelated returns a related location for the instance whose mode decides a severity.
 func kp4ModeRelated(in *checker.Instance, m checker.Setting, t checker.Version) []checker.Related {
+	return kp4ModeRelatedIn(in, m, t, checker.ModeNFTables)
+}
+
+// kp4ModeRelatedIn returns a related location for the instance that runs in mode.
+func kp4ModeRelatedIn(in *checker.Instance, m checker.Setting, t checker.Version, mode string) []checker.Related {
 	if in == nil {
 		return nil
 	}
@@ -532,7 +690,7 @@ func kp4ModeRelated(in *checker.Instance, m checker.Setting, t checker.Version) 
 	if !ok {
 		return nil
 	}
-	return []checker.Related{{Pos: pos, End: end, Message: in.Label + " runs in nftables mode at target " + t.String() + modeSetHere(m)}}
+	return []checker.Related{{Pos: pos, End: end, Message: in.Label + " runs in " + mode + " mode at target " + t.String() + modeSetHere(m)}}
 }
 
 // scriptOf returns f's shell commands in dialect d, parsed once per file and shared with the

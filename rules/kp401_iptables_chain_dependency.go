@@ -42,14 +42,26 @@ func runKP401(p *checker.Pass) error {
 			}
 			p := p.At(pos.Filename)
 			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path}
-			switch in, m, ok := modes.nftables(pos.Filename); {
-			case kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS, checker.ModeIPTables):
+			in, m, ok := modes.nftables(pos.Filename)
+			var ipvsIn *checker.Instance
+			var ipvsMode checker.Setting
+			ipvs := false
+			if !ok && !strings.Contains(chainModes, checker.ModeIPVS) {
+				ipvsIn, ipvsMode, ipvs = modes.running(pos.Filename, checker.ModeIPVS)
+			}
+			switch {
+			case v.guardedBy(checker.ModeIPVS, checker.ModeIPTables):
 				f.Severity = checker.SeverityInfo
 				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode; this command runs only under a mode condition, so it is harmless in nftables mode", tok, chainModes)
 			case ok:
 				f.Severity = checker.SeverityError
 				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode, but kube-proxy runs in nftables mode at target %s and creates no such chain", tok, chainModes, p.Target())
 				f.Related = kp4ModeRelated(in, m, p.Target())
+			case ipvs:
+				// The chain is missing already: the command finds or changes nothing today.
+				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode, but kube-proxy runs in ipvs mode at target %s, which creates no such chain: the command already finds nothing today, and nftables mode (the default from 1.40) creates none either", tok, chainModes, p.Target())
+				f.Severity = checker.SeverityWarning
+				f.Related = kp4ModeRelatedIn(ipvsIn, ipvsMode, p.Target(), checker.ModeIPVS)
 			default:
 				f.Severity = checker.SeverityWarning
 				f.Message = fmt.Sprintf("%s is a kube-proxy chain of %s mode: nftables mode (the default from 1.40) creates no such chain", tok, chainModes)

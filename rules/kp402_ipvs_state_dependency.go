@@ -136,7 +136,7 @@ func runKP402(p *checker.Pass) error {
 		files[f.Path] = f
 	}
 	kp4ForEachCommand(p.Workspace, []string{"kube-ipvs0", "ipvsadm", "KUBE-"}, func(v *kp4CmdVisit) {
-		guarded := kp4GuardedByMode(v.cmd.Guard, checker.ModeIPVS) || v.modeGuard
+		guarded := v.guardedBy(checker.ModeIPVS)
 		report := func(what string, pos, end checker.Position) {
 			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path, Severity: checker.SeverityWarning,
 				Message: what + ", which only kube-proxy's ipvs mode creates; it is gone in iptables and nftables mode"}

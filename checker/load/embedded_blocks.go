@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
 )
 
 // decodeEmbeddedBlocks decodes a KubeProxyConfiguration written as a multi-line string
@@ -23,7 +24,7 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 	// API bootstrap objects: other Kubernetes and installer objects (kind's
 	// kubeadmConfigPatches, Talos) have their own decoders, and partial patches are not
 	// configurations.
-	if d.Kind != "" && !blockKinds[d.Kind] || d.Node == nil || d.File.Parent != nil && !d.File.Masked ||
+	if d.Kind != "" && !blockKinds[d.Kind] && !stepKinds[d.Kind] || d.Node == nil || d.File.Parent != nil && !d.File.Masked ||
 		!d.Contains("KubeProxyConfiguration") {
 		return nil
 	}
@@ -51,6 +52,14 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 			// The content tests first: the path is formatted only for a configuration.
 			if len(p) == 0 || strings.IndexByte(n.Value, '\n') < 0 || !kpcRe.MatchString(n.Value) ||
 				!kpcAPIVersionRe.MatchString(n.Value) || done[p.String()] || isPatchPath(p) {
+				return
+			}
+			if stepScriptKeys[p[len(p)-1]] || len(p) >= 2 && stepListKeys[p[len(p)-2]] {
+				// A CI or automation step's script: shell, whose heredocs hold the document.
+				probs = append(probs, decodeStepScript(d, n, p)...)
+				return
+			}
+			if stepKinds[d.Kind] {
 				return
 			}
 			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
@@ -104,4 +113,40 @@ func blockTargets(ws *checker.Workspace, out map[string][]*checker.Document) {
 			}
 		}
 	}
+}
+
+// stepKinds are the kinds whose steps hold shell scripts: Tekton tasks and pipelines, Argo
+// workflows.
+var stepKinds = map[string]bool{
+	"Task": true, "ClusterTask": true, "Pipeline": true, "PipelineRun": true, "TaskRun": true,
+	"Workflow": true, "WorkflowTemplate": true, "ClusterWorkflowTemplate": true, "CronWorkflow": true,
+}
+
+// stepScriptKeys hold shell scripts in CI and automation files: GitHub Actions run, GitLab
+// CI script, before_script and after_script, Tekton and Argo step script, Ansible shell,
+// command and raw (cmd: in their argument form).
+var stepScriptKeys = map[string]bool{
+	"run": true, "script": true, "before_script": true, "after_script": true,
+	"shell": true, "command": true, "raw": true, "cmd": true,
+	"ansible.builtin.shell": true, "ansible.builtin.command": true, "ansible.builtin.raw": true,
+	"ansible.legacy.shell": true, "ansible.legacy.command": true, "ansible.legacy.raw": true,
+}
+
+// stepListKeys hold a list of shell commands, one script per item (GitLab CI).
+var stepListKeys = map[string]bool{"script": true, "before_script": true, "after_script": true}
+
+// decodeStepScript reads a step's script scalar n as shell: the KubeProxyConfiguration its
+// heredocs write are embedded documents of d, positioned through the script in the outer
+// file. GitHub's ${{ … }} expressions are template placeholders there.
+func decodeStepScript(d *checker.Document, n *yaml.Node, p checker.Path) []checker.LoadProblem {
+	script := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n), Format: checker.FormatText}
+	script.Lines = checker.NewLineIndex(script.Content)
+	s := shell.Parse(script.Content, 0, len(script.Content), shell.Options{})
+	probs := decodeScriptHeredocs(script, s)
+	for _, e := range script.Docs {
+		e.Parent = d
+		e.ParentPath = append(checker.Path(nil), p...)
+		d.Embedded = append(d.Embedded, e)
+	}
+	return probs
 }

@@ -27,7 +27,12 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 	if d == shell.DialectNone || d == shell.DialectFlags || !bytes.Contains(f.Content, []byte("<<")) || !looksLikeKPC(f.Content) {
 		return nil
 	}
-	s := scriptOf(f, d)
+	return decodeScriptHeredocs(f, scriptOf(f, d))
+}
+
+// decodeScriptHeredocs decodes the KubeProxyConfiguration heredocs of script s, lexed from
+// f, into f.Docs.
+func decodeScriptHeredocs(f *checker.File, s *shell.Script) []checker.LoadProblem {
 	var probs []checker.LoadProblem
 	for i := range s.Heredocs {
 		h := &s.Heredocs[i]
@@ -36,7 +41,13 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 		}
 		inner := &checker.File{Path: f.Path, Content: h.Body, Parent: f, ParentOffsets: h.Offs}
 		var open []checker.OpenPlaceholder
-		if m := checker.MaskTemplate(h.Body); m != nil {
+		var subst []checker.TemplateSpan
+		if !h.Quoted {
+			// The shell expands an unquoted body: its $(...), backquotes and ${...} are
+			// placeholders (a `hostname` value is no YAML error).
+			subst = shellExpansionSpans(h.Body)
+		}
+		if m := checker.MaskTemplateWith(h.Body, subst); m != nil {
 			// Template placeholders in the script are placeholders in the body too: decode
 			// the YAML-safe masked body, mapped through the body to the script.
 			offs := m.Map.Table()
@@ -115,4 +126,83 @@ func writeTarget(c *shell.Command) string {
 // rules through checker.File.Memo.
 func scriptOf(f *checker.File, d shell.Dialect) *shell.Script {
 	return f.Memo(shell.MemoKey{Dialect: d}, func() any { return shell.ParseFile(d, f.Content) }).(*shell.Script)
+}
+
+// shellExpansionSpans finds the expansions the shell performs in an unquoted heredoc body:
+// command substitutions $(...) and `...`, arithmetic $((...)) and parameter expansions
+// ${...}, each with its nesting and quotes. A backslash escapes the next byte; an expansion
+// that does not close is left alone (the YAML around it decides).
+func shellExpansionSpans(body []byte) []checker.TemplateSpan {
+	if bytes.IndexByte(body, '$') < 0 && bytes.IndexByte(body, '`') < 0 {
+		return nil
+	}
+	var out []checker.TemplateSpan
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\\':
+			i++
+		case c == '`':
+			j := i + 1
+			for j < len(body) && body[j] != '`' {
+				if body[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j < len(body) {
+				out = append(out, checker.TemplateSpan{From: i, To: j + 1, Output: true})
+				i = j
+			}
+		case c == '$' && i+1 < len(body) && (body[i+1] == '(' || body[i+1] == '{'):
+			if j := closeExpansion(body, i+1); j > 0 {
+				out = append(out, checker.TemplateSpan{From: i, To: j, Output: true})
+				i = j - 1
+			}
+		}
+	}
+	return out
+}
+
+// closeExpansion returns the offset after the bracket that closes the one at open, or -1,
+// skipping quoted text and escaped bytes inside.
+func closeExpansion(b []byte, open int) int {
+	o, c := b[open], byte(')')
+	if o == '{' {
+		c = '}'
+	}
+	depth := 0
+	for i := open; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '\'':
+			if o == '(' {
+				k := bytes.IndexByte(b[i+1:], '\'')
+				if k < 0 {
+					return -1
+				}
+				i += k + 1
+			}
+		case '"':
+			k := i + 1
+			for k < len(b) && b[k] != '"' {
+				if b[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= len(b) {
+				return -1
+			}
+			i = k
+		case o:
+			depth++
+		case c:
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
 }

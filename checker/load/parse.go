@@ -201,7 +201,8 @@ func guessErrorLine(f *checker.File, msg string, from int) int {
 }
 
 // hasTemplateMarker reports whether b holds what templateMarkerRe (parse_test.go) matches: a template delimiter
-// ({{ {% {# <% %{), ${NAME, @@NAME, %NAME% or a line that is one <tag>. It is a hand-written
+// ({{ {% {# <% %{), ${NAME, @@NAME, %NAME%, sed-style @NAME@ and __NAME__, or a line that is
+// one <tag>. It is a hand-written
 // scan, not the regular expression: the expression's multi-line alternative keeps Go's regexp
 // from using a literal prefix, so it ran the NFA over every byte of every file (10 s of a
 // 20,000-file run). TestHasTemplateMarkerMatchesRegexp and its fuzz test keep the two equal.
@@ -209,7 +210,7 @@ func hasTemplateMarker(b []byte) bool {
 	for i := 0; i < len(b); {
 		j := bytes.IndexAny(b[i:], "{<%$@")
 		if j < 0 {
-			return false
+			break
 		}
 		i += j
 		next := byte(0)
@@ -234,9 +235,21 @@ func hasTemplateMarker(b []byte) bool {
 				return true
 			}
 		case '@':
-			if next == '@' && i+2 < len(b) && isNameStart(b[i+2]) {
+			if next == '@' && i+2 < len(b) && isNameStart(b[i+2]) || checker.SedPlaceholderEnd(b, i) > 0 {
 				return true
 			}
+		}
+		i++
+	}
+	// __NAME__ (sed-style): a separate search, as '_' is too common to stop at each one.
+	for i := 0; i < len(b); {
+		j := bytes.Index(b[i:], []byte("__"))
+		if j < 0 {
+			return false
+		}
+		i += j
+		if checker.SedPlaceholderEnd(b, i) > 0 {
+			return true
 		}
 		i++
 	}

@@ -7,11 +7,12 @@ import (
 )
 
 // templateMarkerRe is the definition hasTemplateMarker implements by hand.
-var templateMarkerRe = regexp.MustCompile(`\{\{|\{%|\{#|<%|%\{|\$\{[A-Za-z_]|@@[A-Za-z_]|%[A-Z_][A-Z0-9_]*%|(?m)^[ \t]*<[A-Za-z_][^<>="'/\n]*>[ \t\r]*$`)
+var templateMarkerRe = regexp.MustCompile(`\{\{|\{%|\{#|<%|%\{|\$\{[A-Za-z_]|@@[A-Za-z_]|%[A-Z_][A-Z0-9_]*%|@[A-Z_][A-Z0-9_]*@|(?:^|[^A-Za-z0-9_])__[A-Z0-9](?:[A-Z0-9_]*[A-Z0-9])?__(?:[^A-Za-z0-9_]|$)|(?m)^[ \t]*<[A-Za-z_][^<>="'/\n]*>[ \t\r]*$`)
 
 var templateMarkerCases = []string{
 	"", "plain: yaml\n", "a: {{ .Values.x }}", "{% if x %}", "{# c #}", "<%= x %>", "%{ if x }", "${VAR}", "${1}", "$VAR",
-	"@@VAR@@", "@@1", "%PATH%", "%path%", "100%", "50% and 60%", "%A", "%_B1%", "<tag>", "  <tag>  \n", "x <tag>",
+	"@@VAR@@", "@@1", "@VAR@", "@var@", "a@B@", "@@A@", "@A", "__VAR__", "x: __A_B__\n", "__a__", "x__A__", "__A__x",
+	"__A___", "___A__", "__1__", "____", "__A__B__", "@_@", "%PATH%", "%path%", "100%", "50% and 60%", "%A", "%_B1%", "<tag>", "  <tag>  \n", "x <tag>",
 	"<tag attr=1>", "<a/>", "<1>", "<tag>x", "<tag>\r\n", "line\n\t<Name of thing>\nnext", "<", "{", "%", "$", "@",
 	"a<b>", "<%", "{", "<tag", "<ta\ng>", "key: '<VALUE>'\n", "  <VALUE>\n", "\n<X>", "<X>\n<Y", "@@", "${",
 }
