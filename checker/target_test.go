@@ -135,6 +135,8 @@ func TestVersionSources(t *testing.T) {
 		"static/kube-apiserver.yaml": []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: kube-apiserver\nspec:\n  containers:\n  - name: kube-apiserver\n    image: registry.k8s.io/kube-apiserver:v1.34.0\n"),
 		"templated/kubeadm.yaml":     []byte("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: \"{{ .Version }}\"\n"),
 		"terraform/eks.tf":           []byte("resource \"aws_eks_addon\" \"kp\" {\n  addon_name = \"kube-proxy\"\n  # addon_version = \"v1.40.0-eksbuild.1\"\n  addon_version = \"v1.33.0-eksbuild.2\"\n}\n"),
+		"rancher/cluster.yaml":       []byte("apiVersion: provisioning.cattle.io/v1\nkind: Cluster\nmetadata:\n  name: c\nspec:\n  kubernetesVersion: v1.31.4+rke2r1\n"),
+		"kops/cluster.yaml":          []byte("apiVersion: kops.k8s.io/v1alpha2\nkind: Cluster\nmetadata:\n  name: c\nspec:\n  kubernetesVersion: 1.30.2\n"),
 		"join/kubeadm.yaml":          []byte("apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\n---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.45.0\n"),
 	}, nil)
 	want := map[string]string{
@@ -144,6 +146,8 @@ func TestVersionSources(t *testing.T) {
 		"k0sctl/k0sctl.yaml":      "1.32 k0sctl spec.k0s.version",
 		"inventory/prod/group_vars/k8s_cluster/k8s-cluster.yml": "1.33 kubespray kube_version",
 		"rke/cluster.yml":            "1.28 RKE1 kubernetes_version",
+		"rancher/cluster.yaml":       "1.31 Rancher spec.kubernetesVersion",
+		"kops/cluster.yaml":          "1.30 kops kubernetesVersion",
 		"static/kube-apiserver.yaml": "1.34 kube-apiserver image tag",
 		// A Terraform EKS add-on's version names its cluster's; a join file's
 		// ClusterConfiguration is ignored by kubeadm join and names nothing.

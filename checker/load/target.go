@@ -127,9 +127,16 @@ func docVersions(d *checker.Document, k *versionSink) {
 		k.consider(d.Str(checker.P("spec", "kubernetes", "version")), "KubeKey spec.kubernetes.version", d, checker.P("spec", "kubernetes", "version"))
 	case d.Kind == "Cluster" && strings.HasPrefix(api, "k0sctl.k0sproject.io/"):
 		k.consider(d.Str(checker.P("spec", "k0s", "version")), "k0sctl spec.k0s.version", d, checker.P("spec", "k0s", "version"))
-	case d.Kind == "Cluster":
-		// kops.
+	case d.Kind == "Cluster" && strings.HasPrefix(api, "provisioning.cattle.io/"):
+		k.consider(d.Str(checker.Path{"spec", "kubernetesVersion"}), "Rancher spec.kubernetesVersion", d, checker.Path{"spec", "kubernetesVersion"})
+	case d.Kind == "Cluster" && strings.HasPrefix(api, "kops.k8s.io/"):
 		k.consider(d.Str(checker.Path{"spec", "kubernetesVersion"}), "kops kubernetesVersion", d, checker.Path{"spec", "kubernetesVersion"})
+	case d.Kind == "Cluster" && api == "":
+		// kops, written without apiVersion (older docs and tests).
+		k.consider(d.Str(checker.Path{"spec", "kubernetesVersion"}), "kops kubernetesVersion", d, checker.Path{"spec", "kubernetesVersion"})
+	case d.Kind == "Cluster" && !strings.Contains(api, "cluster.x-k8s.io"):
+		// Another tool's Cluster naming its Kubernetes version the same way.
+		k.consider(d.Str(checker.Path{"spec", "kubernetesVersion"}), "Cluster spec.kubernetesVersion", d, checker.Path{"spec", "kubernetesVersion"})
 		// kind.
 		for i := 0; d.Has(checker.P("nodes", i)); i++ {
 			p := checker.P("nodes", i, "image")
