@@ -59,7 +59,7 @@ type hclFrame struct {
 // are skipped. One pass, no allocation beyond the stack of open constructs.
 func hclNestingWithin(src []byte, limit int) (int, bool) {
 	stack := []hclFrame{{kind: '{'}} // the file body
-	depth := 0                          // levels open beyond the body: frames + chains
+	depth := 0                       // levels open beyond the body: frames + chains
 	push := func(f hclFrame) { stack = append(stack, f); depth++ }
 	pop := func() {
 		if len(stack) > 1 {
