@@ -104,6 +104,12 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 			return nil, nil, "", fmt.Errorf("lint %s: %w", p, unwrapPathError(err))
 		}
 		abs, _ := filepath.Abs(p)
+		if elem, ok := linkedOut(absRoot, p, abs, st.IsDir()); !ok {
+			// deploy/x.yaml with deploy a committed link to ../outside: not read, exit 2.
+			probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: relName(absRoot, abs)}, Explicit: true,
+				Message: fmt.Sprintf("symlink %s points outside the linted tree; skipped", elem)})
+			continue
+		}
 		if !st.IsDir() {
 			in, prob := explicitFile(absRoot, abs)
 			switch {
@@ -157,6 +163,56 @@ func explicitFile(root, abs string) (input, *checker.LoadProblem) {
 		return skip("not a regular file (a FIFO, socket or device); skipped")
 	}
 	return input{name: name, abs: real, explicit: true}, nil
+}
+
+// linkedOut checks every element of a path named on the command line (p, absolute abs) that
+// lies inside the tree: the root, and the current directory for a relative path. A symbolic
+// link among them, which the repository under test may have committed, must lead inside the
+// tree (links inside it are followed, as while walking); one that leads out is returned, as
+// the path it was named by, and nothing below it is read. Links above the tree (the user's
+// own, such as /tmp on some systems) are followed. The last element of a file is
+// explicitFile's; that of a directory (dir true) is checked here.
+func linkedOut(root, p, abs string, dir bool) (string, bool) {
+	trees := []string{root}
+	if !filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			trees = append(trees, wd)
+		}
+	}
+	for _, tree := range trees {
+		rel, err := filepath.Rel(tree, abs)
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue
+		}
+		phys, err := filepath.EvalSymlinks(tree)
+		if err != nil {
+			continue
+		}
+		realTree := phys
+		elems := strings.Split(rel, string(filepath.Separator))
+		if !dir {
+			elems = elems[:len(elems)-1]
+		}
+		for i, e := range elems {
+			next := filepath.Join(phys, e)
+			st, err := os.Lstat(next)
+			if err != nil {
+				break // explicitFile or the walk says what is wrong
+			}
+			if st.Mode()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(next)
+				if err != nil {
+					break
+				}
+				if target != realTree && !inside(realTree, target) {
+					return filepath.ToSlash(filepath.Join(elems[:i+1]...)), false
+				}
+				next = target
+			}
+			phys = next
+		}
+	}
+	return "", true
 }
 
 // inside reports whether path lies strictly below dir (both cleaned and absolute).

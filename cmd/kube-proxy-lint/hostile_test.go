@@ -394,3 +394,42 @@ func TestHostileLinkedOutputDirectory(t *testing.T) {
 		t.Errorf("output through the user's link not written: %v", err)
 	}
 }
+
+// Issue 22 item 11: a file named on the command line through a committed link to a directory
+// outside the tree (deploy -> ../outside, kube-proxy-lint deploy/x.yaml) is not read: exit 2,
+// an error that names the link, nothing of the file in the output. In a repository and
+// without one (where the named file's directory is the link itself); a link inside the tree
+// is followed.
+func TestHostileNamedFileThroughLinkedDirectory(t *testing.T) {
+	outside := t.TempDir()
+	mustWrite(t, filepath.Join(outside, "x.yaml"), "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: S3CR3T\n")
+	for _, repo := range []bool{true, false} {
+		dir := t.TempDir()
+		if repo {
+			mustMkdir(t, filepath.Join(dir, ".git"))
+		}
+		mustMkdir(t, filepath.Join(dir, "real", "sub"))
+		mustWrite(t, filepath.Join(dir, "real", "sub", "kp.yaml"), "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n")
+		symlink(t, outside, filepath.Join(dir, "deploy"))
+		symlink(t, "real", filepath.Join(dir, "inside"))
+		t.Chdir(dir)
+		for _, args := range [][]string{
+			{"deploy/x.yaml"},
+			{"./deploy/x.yaml"},
+			{filepath.Join(dir, "deploy", "x.yaml")},
+			{"inside/sub/kp.yaml", "deploy/x.yaml"},
+			{"deploy/"},
+		} {
+			if !repo && filepath.IsAbs(args[0]) {
+				continue // no tree to hold the link: the user's own path
+			}
+			r := runWithin(t, nil, append([]string{"--target-version", "1.40", "--format", "json"}, args...)...)
+			if r.code != exitError || !strings.Contains(r.stderr, "symlink deploy points outside the linted tree") || strings.Contains(r.stdout+r.stderr, "S3CR3T") {
+				t.Errorf("repository %v, %v: exit %d\nstdout %s\nstderr %s", repo, args, r.code, r.stdout, r.stderr)
+			}
+		}
+		if r := runWithin(t, nil, "--target-version", "1.40", "--format", "json", "inside/sub/kp.yaml"); r.code != exitFindings || !strings.Contains(r.stdout, "KP102") {
+			t.Errorf("repository %v, a link inside the tree: exit %d\nstdout %s\nstderr %s", repo, r.code, r.stdout, r.stderr)
+		}
+	}
+}
