@@ -54,6 +54,10 @@ type Options struct {
 	Clusters []cluster.Declared
 	// Helm configures the rendering of Helm charts (helm.go).
 	Helm HelmOptions
+	// ReportIgnored adds one notice that lists what .gitignore files left out (files Git does
+	// not track; tracked ones are always read). Set it when the run's trust comes from
+	// elsewhere (--config-from-base): the tree's .gitignore is the pull request's.
+	ReportIgnored bool
 	// Trace, when set, is told about every file and directory the load leaves out, and why
 	// (--verbose): a name it does not read, .gitignore, a directory it never enters, a file
 	// whose content is nothing it checks. It may be called from several goroutines.

@@ -70,6 +70,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		IncludeTestdata: cfg.includeTestdata,
 		Overlay:         cfg.overlay,
 		KeepTrees:       cfg.keepTrees,
+		ReportIgnored:   cfg.reportIgnored,
 	}
 	if tr != nil {
 		opts.Trace = tr.trace

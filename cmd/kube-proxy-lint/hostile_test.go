@@ -433,3 +433,36 @@ func TestHostileNamedFileThroughLinkedDirectory(t *testing.T) {
 		}
 	}
 }
+
+// Issue 22 item 10: a pull request commits a bad file and a .gitignore that names it. The
+// tracked file is linted (also with --no-inline-suppressions and --config-from-base), and
+// with --config-from-base what .gitignore still leaves out (untracked files) is listed on
+// stderr without --verbose.
+func TestHostileGitignoreHidesTrackedFile(t *testing.T) {
+	dir := gitCLIRepo(t)
+	t.Chdir(dir)
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "target-version: \"1.40\"\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "config")
+	base := gitIn(t, dir, "rev-parse", "HEAD")
+	mustWrite(t, filepath.Join(dir, ".gitignore"), "bad.yaml\nout/\n")
+	mustWrite(t, filepath.Join(dir, "bad.yaml"), kpc("ipvs"))
+	gitIn(t, dir, "add", "-f", ".gitignore", "bad.yaml")
+	gitIn(t, dir, "commit", "-q", "-m", "pr")
+	mustWrite(t, filepath.Join(dir, "out", "generated.yaml"), kpc("ipvs"))
+	for _, args := range [][]string{
+		{"."},
+		{"--no-inline-suppressions", "."},
+		{"--config-from-base", base, "--no-inline-suppressions", "."},
+	} {
+		r := runWithin(t, nil, append([]string{"--format", "json"}, args...)...)
+		inBad := strings.Contains(r.stdout, `"file": "bad.yaml"`)
+		if r.code != exitFindings || !inBad {
+			t.Errorf("%v: exit %d, no finding in the tracked bad.yaml\n%s", args, r.code, r.stderr)
+		}
+		notice := strings.Contains(r.stderr, `notice: out/: skipped 1 paths that .gitignore names and Git does not track`) && strings.Contains(r.stderr, `"out/"`)
+		if fromBase := args[0] == "--config-from-base"; notice != fromBase {
+			t.Errorf("%v: notice of the skipped paths %v, want %v\n%s", args, notice, fromBase, r.stderr)
+		}
+	}
+}
