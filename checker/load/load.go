@@ -377,6 +377,9 @@ func unpairAcrossClusters(ws *checker.Workspace, standalone []*checker.Instance)
 // KubeProxyConfiguration, so they configure no kube-proxy.
 func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 	out := ins[:0]
+	// Each file is judged once: JoinOnly reads all of a file's documents, and a file of
+	// 90,000 configurations has 90,000 instances (issue 22, "also seen").
+	joinOnly := map[*checker.File]bool{}
 	for _, in := range ins {
 		if in.Workload == nil && in.Kind != checker.InstanceCommand {
 			var f *checker.File
@@ -386,8 +389,15 @@ func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 			case in.Installer != nil && in.Installer.Doc != nil:
 				f = in.Installer.Doc.File.Outer()
 			}
-			if f != nil && cluster.JoinOnly(f) {
-				continue
+			if f != nil {
+				j, ok := joinOnly[f]
+				if !ok {
+					j = cluster.JoinOnly(f)
+					joinOnly[f] = j
+				}
+				if j {
+					continue
+				}
 			}
 		}
 		out = append(out, in)
