@@ -184,7 +184,7 @@ func hclNestingWithin(src []byte, limit int) (int, bool) {
 				chain()
 			}
 		case '-':
-			if !(isHCLIdentByte(last) && last != '-' || last == ')' || last == ']' || last == '}' || last == '"') {
+			if !endsOperand(last) {
 				chain() // unary: nothing before it that it could subtract from
 			}
 		case '?':
@@ -241,6 +241,12 @@ func heredocStart(src []byte, i int) ([]byte, int, bool) {
 		return nil, 0, false
 	}
 	return d, k + 1, true
+}
+
+// endsOperand reports whether c, the last byte of code before a "-", ends something the "-"
+// subtracts from (a name, number, bracket or string), so that the "-" is binary.
+func endsOperand(c byte) bool {
+	return isHCLIdentByte(c) && c != '-' || c == ')' || c == ']' || c == '}' || c == '"'
 }
 
 func isHCLIdentByte(c byte) bool {
