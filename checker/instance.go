@@ -84,7 +84,9 @@ type Flag struct {
 	Remove []TextEdit
 }
 
-// Flag returns the last occurrence of flag name (the one that wins), or nil.
+// Flag returns the last occurrence of flag name (the one that wins), or nil. It reads the
+// flags from the end: a caller that needs the same flag for each flag looks it up once (the
+// Rego input asked for --config once per flag: 80,000 flags took 33 s).
 func (in *Instance) Flag(name string) *Flag {
 	for i := len(in.Flags) - 1; i >= 0; i-- {
 		if in.Flags[i].Name == name {

@@ -289,8 +289,10 @@ type FieldIssue struct {
 	Kind IssueKind
 	// Path is the path of the offending key.
 	Path Path
-	// Key is the offending key node.
-	Key *yaml.Node
+	// Key is the offending key node; Parent, for unknown and duplicate keys, the mapping that
+	// holds it (so that a rule need not look the path up again for every key).
+	Key    *yaml.Node
+	Parent *yaml.Node
 	// Known lists the field names valid at that place, for suggestions.
 	Known []string
 	// Message explains an IssueInvalid; Value is the offending value node.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -125,6 +126,32 @@ func TestSchemaOrigins(t *testing.T) {
 		}
 		if !bytes.Contains(b, []byte(`"`+s+`"`)) {
 			t.Errorf("schema does not list origin %q", s)
+		}
+	}
+}
+
+// TestViewFlagsIgnoredWithConfig: issue 22 item 16. The Rego input marks the flags kube-proxy
+// ignores when --config is set (wherever --config stands on the command line), and only then;
+// --config is looked up once per instance, not once per flag.
+func TestViewFlagsIgnoredWithConfig(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want map[string]bool
+	}{
+		{"exec kube-proxy --proxy-mode=ipvs --config=/etc/kp.yaml --v=2\n", map[string]bool{"proxy-mode": true, "config": false, "v": false}},
+		{"exec kube-proxy --proxy-mode=ipvs --v=2\n", map[string]bool{"proxy-mode": false, "v": false}},
+	} {
+		ws := load.Bytes("start.sh", []byte("#!/bin/sh\n"+tc.line), &checker.Version{Major: 1, Minor: 33})
+		view := policy.BuildView(ws)
+		if len(view.Instances) != 1 {
+			t.Fatalf("%q: %d instances", tc.line, len(view.Instances))
+		}
+		got := map[string]bool{}
+		for _, f := range view.Instances[0].Flags {
+			got[f.Name] = f.Ignored
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: ignored %v, want %v", tc.line, got, tc.want)
 		}
 	}
 }

@@ -593,10 +593,12 @@ func (c *viewCtx) view() *View {
 		for _, r := range in.ConfigVia {
 			iv.ConfigVia = append(iv.ConfigVia, RelatedView{Message: r.Message, Location: loc(r.Pos, r.End)})
 		}
+		// Looked up once: per flag, it read the whole command line again (issue 22 item 16).
+		withConfig := in.Flag("config") != nil
 		for i := range in.Flags {
 			f := &in.Flags[i]
 			fv := FlagView{Name: f.Name, Value: f.Value, HasValue: f.HasValue, Location: loc(f.Pos, f.End),
-				Ignored: in.Flag("config") != nil && checker.IgnoredWithConfig(f.Name)}
+				Ignored: withConfig && checker.IgnoredWithConfig(f.Name)}
 			if f.Doc != nil {
 				fv.Doc, fv.Path = docID(f.Doc), f.NodePath
 			}

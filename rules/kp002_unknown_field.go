@@ -101,6 +101,7 @@ func runKP002(p *checker.Pass) error {
 			continue
 		}
 		p := p.At(d.File.Outer().Path)
+		values := kp002Values{}
 		unknown := map[*yaml.Node]bool{}
 		for _, is := range d.Issues {
 			if is.Kind == checker.IssueUnknown {
@@ -113,7 +114,7 @@ func runKP002(p *checker.Pass) error {
 			}
 			switch is.Kind {
 			case checker.IssueUnknown:
-				kp002Unknown(p, d, is)
+				kp002Unknown(p, d, is, values)
 			case checker.IssueDuplicate:
 				// An unknown field is dropped whichever occurrence wins: one finding is enough.
 				if !unknown[is.Key] {
@@ -142,7 +143,7 @@ func runKP002(p *checker.Pass) error {
 	return nil
 }
 
-func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
+func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue, values kp002Values) {
 	name := is.Key.Value
 	if name == "" || is.Key.Kind != yaml.ScalarNode {
 		name = fmt.Sprintf("%q", name)
@@ -163,7 +164,7 @@ func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
 			removed = fmt.Sprintf("was removed in 1.%d", r.minor)
 		}
 		f.Message = fmt.Sprintf("%s %s (%s): kube-proxy drops it", is.Path, removed, r.why)
-		f.Fixes = kp002Delete(d, is, nil)
+		f.Fixes = kp002Delete(d, is, nil, values)
 		p.Report(f)
 		return
 	}
@@ -182,28 +183,59 @@ func kp002Unknown(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
 	}
 	var rename []checker.Fix
 	if sugg != "" && unique && dist <= 2 {
-		if fix, ok := kp002RenameFix(d, is, sugg); ok {
+		if fix, ok := kp002RenameFix(d, is, sugg, values); ok {
 			// The name shows what was meant: the repair is preferred, though it makes the
 			// value apply; deleting the field (what kube-proxy does) stays the safe choice.
 			fix.Preferred = true
 			rename = append(rename, fix)
 		}
 	}
-	f.Fixes = kp002Delete(d, is, rename)
+	f.Fixes = kp002Delete(d, is, rename, values)
 	p.Report(f)
+}
+
+// kp002Values indexes the mappings of a document that hold dropped keys, each once, when a
+// fix first needs it: finding a key's value, or whether a name is set, by reading the mapping
+// for each of 100,000 unknown keys of one mapping took 10 s (issue 22 item 17).
+type kp002Values map[*yaml.Node]*kp002Mapping
+
+type kp002Mapping struct {
+	values map[*yaml.Node]*yaml.Node
+	names  map[string]bool
+}
+
+func (vs kp002Values) mapping(parent *yaml.Node) *kp002Mapping {
+	m, ok := vs[parent]
+	if !ok {
+		m = &kp002Mapping{values: make(map[*yaml.Node]*yaml.Node, len(parent.Content)/2), names: make(map[string]bool, len(parent.Content)/2)}
+		for i := 0; i+1 < len(parent.Content); i += 2 {
+			m.values[parent.Content[i]] = parent.Content[i+1]
+			m.names[parent.Content[i].Value] = true
+		}
+		vs[parent] = m
+	}
+	return m
+}
+
+// kp002Parent is the mapping that holds the key of issue is, or nil.
+func kp002Parent(d *checker.Document, is checker.FieldIssue) *yaml.Node {
+	parent := is.Parent
+	if parent == nil {
+		_, parent = d.Lookup(is.Path[:len(is.Path)-1])
+	}
+	if parent == nil || parent.Kind != yaml.MappingNode {
+		return nil
+	}
+	return parent
 }
 
 // kp002Delete returns fixes (a repair first, when there is one) and the safe fix that deletes
 // the dropped field of issue is.
-func kp002Delete(d *checker.Document, is checker.FieldIssue, fixes []checker.Fix) []checker.Fix {
-	_, parent := d.Lookup(is.Path[:len(is.Path)-1])
+func kp002Delete(d *checker.Document, is checker.FieldIssue, fixes []checker.Fix, values kp002Values) []checker.Fix {
+	parent := kp002Parent(d, is)
 	var v *yaml.Node
-	if parent != nil && parent.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(parent.Content); i += 2 {
-			if parent.Content[i] == is.Key {
-				v = parent.Content[i+1]
-			}
-		}
+	if parent != nil {
+		v = values.mapping(parent).values[is.Key]
 	}
 	if e, ok := deleteEntryEdit(d, parent, is.Key, v); ok {
 		fixes = append(fixes, safeDelete("Delete "+is.Path.String()+", which kube-proxy drops", e))
@@ -267,15 +299,10 @@ func kp002Suggest(name string, known []string) (string, int, bool) {
 // kp002RenameFix replaces the key's text with the suggested name. It declines when the
 // suggested field is already set beside it (renaming would create a duplicate) or when the
 // key's source text cannot be replaced as one span.
-func kp002RenameFix(d *checker.Document, is checker.FieldIssue, sugg string) (checker.Fix, bool) {
-	_, parent := d.Lookup(is.Path[:len(is.Path)-1])
-	if parent == nil || parent.Kind != yaml.MappingNode {
+func kp002RenameFix(d *checker.Document, is checker.FieldIssue, sugg string, values kp002Values) (checker.Fix, bool) {
+	parent := kp002Parent(d, is)
+	if parent == nil || values.mapping(parent).names[sugg] {
 		return checker.Fix{}, false
-	}
-	for i := 0; i+1 < len(parent.Content); i += 2 {
-		if parent.Content[i].Value == sugg {
-			return checker.Fix{}, false
-		}
 	}
 	pos, end := d.NodePos(is.Key), d.NodeEnd(is.Key)
 	src := d.File.Outer().Content
@@ -303,10 +330,10 @@ func kp002RenameFix(d *checker.Document, is checker.FieldIssue, sugg string) (ch
 }
 
 func kp002Duplicate(p *checker.Pass, d *checker.Document, is checker.FieldIssue) {
-	_, parent := d.Lookup(is.Path[:len(is.Path)-1])
+	parent := kp002Parent(d, is)
 	name := is.Key.Value
 	var keys, vals []*yaml.Node
-	if parent != nil && parent.Kind == yaml.MappingNode {
+	if parent != nil {
 		for i := 0; i+1 < len(parent.Content); i += 2 {
 			if parent.Content[i].Value == name {
 				keys = append(keys, parent.Content[i])

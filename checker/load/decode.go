@@ -281,14 +281,14 @@ func (w *issueWalk) walk(n *yaml.Node, t reflect.Type) {
 			}
 			w.stack = append(w.stack, k.Value)
 			if duplicateKey(n, i, &seen) {
-				w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueDuplicate, Path: w.path(), Key: k})
+				w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueDuplicate, Path: w.path(), Key: k, Parent: n})
 			}
 			if fi == nil {
 				w.walk(v, t.Elem())
 			} else if ft, ok := fi.fields[k.Value]; ok {
 				w.walk(v, ft)
 			} else {
-				w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueUnknown, Path: w.path(), Key: k, Known: fi.names})
+				w.out = append(w.out, checker.FieldIssue{Kind: checker.IssueUnknown, Path: w.path(), Key: k, Parent: n, Known: fi.names})
 			}
 			w.stack = w.stack[:len(w.stack)-1]
 		}

@@ -30,9 +30,10 @@ type treeEntry struct {
 // out: the files are read with git ls-tree and git cat-file --batch. File names are relative
 // to the repository root, as in the repository. opts.Paths select files and directories; they
 // are relative to dir, as on the command line ("." or none: the whole tree). The skip rules of
-// Load apply: .gitignore files (those of the commit), .git, vendor and node_modules
-// directories, file kinds, --max-file-size; a symbolic link is skipped, with a notice when it
-// leaves the tree. opts.Root and opts.Stdin are not used.
+// Load apply: .git, vendor and node_modules directories, file kinds, --max-file-size; a
+// symbolic link is skipped, with a notice when it leaves the tree. .gitignore files do not:
+// every file of a commit is tracked, and Git never hides a tracked file. opts.Root and
+// opts.Stdin are not used.
 func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Workspace, error) {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
@@ -61,21 +62,6 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	if err != nil {
 		return nil, fmt.Errorf("list tree of %s: %w", rev, err)
 	}
-	var ignores []treeEntry
-	for _, e := range entries {
-		if path.Base(e.name) == ".gitignore" && e.mode != "120000" {
-			ignores = append(ignores, e)
-		}
-	}
-	contents, err := catBlobs(ctx, top, ignores)
-	if err != nil {
-		return nil, err
-	}
-	ig := NewIgnorer()
-	for i, e := range ignores {
-		ig.AddFile(path.Dir(e.name), contents[i])
-	}
-
 	var probs []checker.LoadProblem
 	notice := func(name, msg string) {
 		probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: name}, Message: msg})
@@ -103,10 +89,6 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		}
 		if !exact && skippedDir(e.name, selected[sel]) {
 			opts.trace(e.name, TraceSkipDir)
-			continue
-		}
-		if !exact && ig.Ignored(e.name, false) {
-			opts.trace(e.name, TraceIgnored)
 			continue
 		}
 		if !exact && td != nil {

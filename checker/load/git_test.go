@@ -40,7 +40,7 @@ func gitRepo(t *testing.T, files map[string]string) string {
 	}
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
-		{"add", "-A", "-f"}, // ignored files too: FromGit must skip them like the walker
+		{"add", "-A", "-f"}, // ignored files too: tracked, so both FromGit and the walk read them
 		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "c"},
 	} {
 		cmd := exec.Command("git", args...)
@@ -81,7 +81,8 @@ func TestFromGit(t *testing.T) {
 	for _, f := range ws.Files {
 		names = append(names, f.Path)
 	}
-	want := []string{"clusters/a/kube-proxy.conf", "clusters/a/kube-proxy.yaml", "clusters/a/sub/deep/cm.yaml", "clusters/b/ok.yaml"}
+	// clusters/b/ignored.yaml is in the commit: .gitignore does not hide a tracked file.
+	want := []string{"clusters/a/kube-proxy.conf", "clusters/a/kube-proxy.yaml", "clusters/a/sub/deep/cm.yaml", "clusters/b/ignored.yaml", "clusters/b/ok.yaml"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("files = %q, want %q", names, want)
 	}
@@ -195,7 +196,6 @@ func TestTrace(t *testing.T) {
 		"kp.yaml":          kpcYAML,
 		"README.md":        "# docs\n",
 		"vendor/x.yaml":    kpcYAML,
-		"build/out.yaml":   kpcYAML,
 		".gitignore":       "build/\n",
 		"app.conf":         "listen 80;\n",
 		"testdata/t.yaml":  kpcYAML,
@@ -203,10 +203,12 @@ func TestTrace(t *testing.T) {
 		"docs/notes.txt":   "nothing\n",
 		"clusters/a/x.yml": kpcYAML,
 	})
+	// build/ is written after the commit: untracked, so only the walk sees it and .gitignore
+	// skips it.
+	mustWriteFile(t, filepath.Join(dir, "build", "out.yaml"), kpcYAML)
 	want := map[string]string{
 		"README.md":      TraceName,
 		"vendor/":        TraceSkipDir,
-		"build/":         TraceIgnored,
 		"app.conf":       TraceContent,
 		"testdata/":      TraceTestdata,
 		"docs/notes.txt": TraceName,
@@ -229,6 +231,11 @@ func TestTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if mode == "walk" {
+			if got["build/"] != TraceIgnored {
+				t.Errorf("walk: build/ traced as %q, want %q", got["build/"], TraceIgnored)
+			}
+		}
 		for name, reason := range want {
 			g := got[name]
 			if mode == "git" && strings.HasSuffix(name, "/") {
@@ -248,5 +255,71 @@ func TestTrace(t *testing.T) {
 				t.Errorf("%s: %s was read but traced as %q", mode, read, r)
 			}
 		}
+	}
+}
+
+func mustWriteFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTrackedFilesNotIgnored: issue 22 item 10. A pull request commits a bad file and a
+// .gitignore that names it (the file, or its directory): the walk skipped the tracked file
+// silently. Git never hides a tracked file, and neither does the walk; untracked files that
+// .gitignore names are skipped, and ReportIgnored lists them in one notice.
+func TestTrackedFilesNotIgnored(t *testing.T) {
+	dir := gitRepo(t, map[string]string{
+		".gitignore":          "bad.yaml\nhidden/\n*.tmp.yaml\n",
+		"bad.yaml":            kpcYAML,
+		"hidden/deep/kp.yaml": kpcYAML,
+		"ok.yaml":             kpcYAML,
+		"sub/.gitignore":      "*\n",
+		"sub/tracked.yaml":    kpcYAML,
+	})
+	// Untracked files that .gitignore names, as a CI step may write them.
+	mustWriteFile(t, filepath.Join(dir, "hidden", "untracked.yaml"), kpcYAML)
+	mustWriteFile(t, filepath.Join(dir, "x.tmp.yaml"), kpcYAML)
+	mustWriteFile(t, filepath.Join(dir, "sub", "new.yaml"), kpcYAML)
+	mustWriteFile(t, filepath.Join(dir, "build\x1b[31m", "out.yaml"), kpcYAML)
+	mustWriteFile(t, filepath.Join(dir, ".gitignore"), "bad.yaml\nhidden/\n*.tmp.yaml\nbuild*/\n")
+	for _, report := range []bool{false, true} {
+		ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir, ReportIgnored: report})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range ws.Files {
+			names = append(names, f.Path)
+		}
+		if want := []string{"bad.yaml", "hidden/deep/kp.yaml", "ok.yaml", "sub/tracked.yaml"}; !reflect.DeepEqual(names, want) {
+			t.Errorf("files = %q, want %q", names, want)
+		}
+		var notices []string
+		for _, p := range ws.Problems {
+			notices = append(notices, p.Message)
+		}
+		want := []string(nil)
+		if report {
+			want = []string{`skipped 4 paths that .gitignore names and Git does not track (files and directories the run's tree may hold, not linted): "build\x1b[31m/", "hidden/untracked.yaml", "sub/new.yaml", "x.tmp.yaml"`}
+		}
+		if !reflect.DeepEqual(notices, want) {
+			t.Errorf("ReportIgnored %v: notices %q, want %q", report, notices, want)
+		}
+	}
+	// Outside a Git work tree nothing is tracked: .gitignore applies as before.
+	plain := t.TempDir()
+	mustWriteFile(t, filepath.Join(plain, ".gitignore"), "bad.yaml\n")
+	mustWriteFile(t, filepath.Join(plain, "bad.yaml"), kpcYAML)
+	ws, err := Load(context.Background(), Options{Paths: []string{plain}, Root: plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Files) != 0 || len(ws.Problems) != 0 {
+		t.Errorf("outside Git: files %d, problems %v", len(ws.Files), ws.Problems)
 	}
 }

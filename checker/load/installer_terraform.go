@@ -35,8 +35,11 @@ func terraformInstances(ws *checker.Workspace) []*checker.Instance {
 		if f.Parent != nil || !isTerraformName(f.Path) {
 			continue
 		}
-		if !bytes.Contains(f.Content, tfMarkers[0]) && !bytes.Contains(f.Content, tfMarkers[1]) && !bytes.Contains(f.Content, tfMarkers[2]) {
+		if !hasTerraformMarker(f.Content) {
 			continue
+		}
+		if _, ok := hclNestingWithin(f.Content, maxHCLNesting); !ok {
+			continue // too deep for HCL's parser: KP001 (checkTerraformNesting)
 		}
 		file, diags := hclsyntax.ParseConfig(f.Content, f.Path, hcl.InitialPos)
 		if diags.HasErrors() || file == nil {

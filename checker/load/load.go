@@ -62,6 +62,10 @@ type Options struct {
 	ClustersPartial bool
 	// Helm configures the rendering of Helm charts (helm.go).
 	Helm HelmOptions
+	// ReportIgnored adds one notice that lists what .gitignore files left out (files Git does
+	// not track; tracked ones are always read). Set it when the run's trust comes from
+	// elsewhere (--config-from-base): the tree's .gitignore is the pull request's.
+	ReportIgnored bool
 	// Trace, when set, is told about every file and directory the load leaves out, and why
 	// (--verbose): a name it does not read, .gitignore, a directory it never enters, a file
 	// whose content is nothing it checks. It may be called from several goroutines.
@@ -399,6 +403,9 @@ func unpairAcrossClusters(ws *checker.Workspace, standalone []*checker.Instance)
 // KubeProxyConfiguration, so they configure no kube-proxy.
 func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 	out := ins[:0]
+	// Each file is judged once: JoinOnly reads all of a file's documents, and a file of
+	// 90,000 configurations has 90,000 instances (issue 22, "also seen").
+	joinOnly := map[*checker.File]bool{}
 	for _, in := range ins {
 		if in.Workload == nil && in.Kind != checker.InstanceCommand {
 			var f *checker.File
@@ -408,8 +415,15 @@ func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 			case in.Installer != nil && in.Installer.Doc != nil:
 				f = in.Installer.Doc.File.Outer()
 			}
-			if f != nil && cluster.JoinOnly(f) {
-				continue
+			if f != nil {
+				j, ok := joinOnly[f]
+				if !ok {
+					j = cluster.JoinOnly(f)
+					joinOnly[f] = j
+				}
+				if j {
+					continue
+				}
 			}
 		}
 		out = append(out, in)

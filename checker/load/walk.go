@@ -8,10 +8,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/gitdiff"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
 )
 
@@ -79,6 +84,7 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 	if !opts.IncludeTestdata {
 		td = &testdataSkips{}
 	}
+	var ignored ignoredSkips
 	for _, p := range paths {
 		if p == "-" {
 			if opts.Stdin == nil {
@@ -104,6 +110,12 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 			return nil, nil, "", fmt.Errorf("lint %s: %w", p, unwrapPathError(err))
 		}
 		abs, _ := filepath.Abs(p)
+		if elem, ok := linkedOut(absRoot, p, abs, st.IsDir()); !ok {
+			// deploy/x.yaml with deploy a committed link to ../outside: not read, exit 2.
+			probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: relName(absRoot, abs)}, Explicit: true,
+				Message: fmt.Sprintf("symlink %s points outside the linted tree; skipped", elem)})
+			continue
+		}
 		if !st.IsDir() {
 			in, prob := explicitFile(absRoot, abs)
 			switch {
@@ -115,12 +127,15 @@ func collect(opts Options) ([]input, []checker.LoadProblem, string, error) {
 			}
 			continue
 		}
-		walked, wp := walkDir(absRoot, abs, seen, td, opts.MaxFileSize, opts.trace)
+		walked, wp := walkDir(absRoot, abs, seen, td, &ignored, opts.MaxFileSize, opts.trace)
 		ins = append(ins, walked...)
 		probs = append(probs, wp...)
 	}
 	if td != nil {
 		probs = append(probs, td.notice()...)
+	}
+	if opts.ReportIgnored {
+		probs = append(probs, ignored.notice()...)
 	}
 	return ins, probs, absRoot, nil
 }
@@ -159,6 +174,56 @@ func explicitFile(root, abs string) (input, *checker.LoadProblem) {
 	return input{name: name, abs: real, explicit: true}, nil
 }
 
+// linkedOut checks every element of a path named on the command line (p, absolute abs) that
+// lies inside the tree: the root, and the current directory for a relative path. A symbolic
+// link among them, which the repository under test may have committed, must lead inside the
+// tree (links inside it are followed, as while walking); one that leads out is returned, as
+// the path it was named by, and nothing below it is read. Links above the tree (the user's
+// own, such as /tmp on some systems) are followed. The last element of a file is
+// explicitFile's; that of a directory (dir true) is checked here.
+func linkedOut(root, p, abs string, dir bool) (string, bool) {
+	trees := []string{root}
+	if !filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			trees = append(trees, wd)
+		}
+	}
+	for _, tree := range trees {
+		rel, err := filepath.Rel(tree, abs)
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue
+		}
+		phys, err := filepath.EvalSymlinks(tree)
+		if err != nil {
+			continue
+		}
+		realTree := phys
+		elems := strings.Split(rel, string(filepath.Separator))
+		if !dir {
+			elems = elems[:len(elems)-1]
+		}
+		for i, e := range elems {
+			next := filepath.Join(phys, e)
+			st, err := os.Lstat(next)
+			if err != nil {
+				break // explicitFile or the walk says what is wrong
+			}
+			if st.Mode()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(next)
+				if err != nil {
+					break
+				}
+				if target != realTree && !inside(realTree, target) {
+					return filepath.ToSlash(filepath.Join(elems[:i+1]...)), false
+				}
+				next = target
+			}
+			phys = next
+		}
+	}
+	return "", true
+}
+
 // inside reports whether path lies strictly below dir (both cleaned and absolute).
 func inside(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
@@ -190,16 +255,100 @@ func relName(root, abs string) string {
 	return filepath.ToSlash(abs)
 }
 
-// walkDir lists candidate files below dir, honouring .gitignore files and skipping symlinks
-// that loop, dangle or leave the tree. With td set, testdata directories below dir are
-// skipped and counted in td.
-func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize int64, trace func(name, reason string)) ([]input, []checker.LoadProblem) {
+// ignoredSkips are the paths .gitignore files left out of a walk, for one notice.
+type ignoredSkips struct{ names []string }
+
+// maxIgnoredNames is how many skipped paths the notice names.
+const maxIgnoredNames = 20
+
+// notice is the one load notice that lists what .gitignore left out, or nil.
+func (s *ignoredSkips) notice() []checker.LoadProblem {
+	if len(s.names) == 0 {
+		return nil
+	}
+	names := slices.Clone(s.names)
+	slices.Sort(names)
+	shown := names[:min(len(names), maxIgnoredNames)]
+	quoted := make([]string, len(shown))
+	for i, n := range shown {
+		quoted[i] = strconv.Quote(n)
+	}
+	more := ""
+	if len(names) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+	}
+	return []checker.LoadProblem{{Pos: checker.Position{Filename: names[0]}, Message: fmt.Sprintf(
+		"skipped %d paths that .gitignore names and Git does not track (files and directories the run's tree may hold, not linted): %s%s",
+		len(names), strings.Join(quoted, ", "), more)}}
+}
+
+// trackedFiles are the files Git tracks below a walked directory, by slash path relative to
+// it, and the directories that hold them. A .gitignore never hides a tracked file (Git itself
+// does not): a pull request that commits a bad file and a .gitignore naming it must still be
+// linted.
+type trackedFiles struct {
+	files, dirs map[string]bool
+	err         error
+}
+
+// listTracked runs git ls-files in dir, when dir is inside a Git work tree (a .git entry in it
+// or above it); otherwise nothing is tracked.
+func listTracked(dir string) *trackedFiles {
+	t := &trackedFiles{files: map[string]bool{}, dirs: map[string]bool{}}
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return t
+		}
+		d = parent
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := gitdiff.Git(ctx, dir, "ls-files", "-z", "--cached")
+	if err != nil {
+		t.err = err
+		return t
+	}
+	for _, name := range strings.Split(string(out), "\x00") {
+		if name == "" {
+			continue
+		}
+		t.files[name] = true
+		for d := path.Dir(name); d != "." && !t.dirs[d]; d = path.Dir(d) {
+			t.dirs[d] = true
+		}
+	}
+	return t
+}
+
+// walkDir lists candidate files below dir, honouring .gitignore files for the files Git does
+// not track and skipping symlinks that loop, dangle or leave the tree. With td set, testdata
+// directories below dir are skipped and counted in td; what .gitignore left out is added to
+// ignored.
+func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, ignored *ignoredSkips, maxSize int64, trace func(name, reason string)) ([]input, []checker.LoadProblem) {
 	var ins []input
 	var probs []checker.LoadProblem
 	ig := NewIgnorer()
 	realDir, _ := filepath.EvalSymlinks(dir)
 	notice := func(path, msg string) {
 		probs = append(probs, checker.LoadProblem{Pos: checker.Position{Filename: relName(root, path)}, Message: msg})
+	}
+	// tracked is listed when .gitignore first names something: most walks never ask Git.
+	var tracked *trackedFiles
+	isTracked := func(rel string, isDir bool) bool {
+		if tracked == nil {
+			tracked = listTracked(dir)
+			if tracked.err != nil {
+				notice(dir, "cannot list the files Git tracks ("+tracked.err.Error()+"); what .gitignore names is skipped, tracked or not")
+			}
+		}
+		if isDir {
+			return tracked.dirs[rel]
+		}
+		return tracked.files[rel]
 	}
 	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, path)
@@ -216,8 +365,9 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize 
 				trace(relName(root, path)+"/", TraceSkipDir)
 				return fs.SkipDir
 			}
-			if path != dir && ig.Ignored(rel, true) {
+			if path != dir && ig.Ignored(rel, true) && !isTracked(rel, true) {
 				trace(relName(root, path)+"/", TraceIgnored)
+				ignored.names = append(ignored.names, relName(root, path)+"/")
 				return fs.SkipDir
 			}
 			if path != dir && td != nil && e.Name() == testdataDir {
@@ -241,8 +391,9 @@ func walkDir(root, dir string, seen map[string]bool, td *testdataSkips, maxSize 
 			}
 			return nil
 		}
-		if ig.Ignored(rel, false) {
+		if ig.Ignored(rel, false) && !isTracked(rel, false) {
 			trace(relName(root, path), TraceIgnored)
+			ignored.names = append(ignored.names, relName(root, path))
 			return nil
 		}
 		if e.Type()&fs.ModeSymlink != 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -441,6 +442,30 @@ func TestStructureAgainstSubstitutions(t *testing.T) {
 		sort.Strings(got)
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%q: commands %q, want %q", tc.src, strings.Join(got, " "), tc.want)
+		}
+	}
+}
+
+// TestNestedSubstitutionsAllocateLinearly: issue 22 item 14. Nested $( in a 3.9 MB script
+// allocated 5.7 GB: the text of every level was copied into a word of each level around it,
+// 32 levels deep, byte by byte. A script's words now hold a few times its size.
+func TestNestedSubstitutionsAllocateLinearly(t *testing.T) {
+	const n = 100000
+	for name, src := range map[string]string{
+		"unquoted":      "exec kube-proxy --v=" + strings.Repeat("$(echo ", n) + "2" + strings.Repeat(")", n) + "\n",
+		"double-quoted": "exec kube-proxy --v=" + strings.Repeat("\"$(echo ", n) + "2" + strings.Repeat(")\"", n) + "\n",
+		"assignments":   strings.Repeat("A=$(", n) + "x" + strings.Repeat(")", n) + "\nexec kube-proxy --v=2\n",
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := Parse([]byte(src), 0, len(src), Options{})
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64*uint64(len(src)) {
+			t.Errorf("%s: %d bytes of script allocate %d bytes (%d per byte)", name, len(src), alloc, alloc/uint64(len(src)))
+		}
+		if len(s.Commands) == 0 {
+			t.Errorf("%s: no command", name)
 		}
 	}
 }

@@ -73,6 +73,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		KeepTrees:       cfg.keepTrees,
 		Clusters:        cfg.clusters,
 		ClustersPartial: cfg.clustersPartial,
+		ReportIgnored:   cfg.reportIgnored,
 	}
 	if tr != nil {
 		opts.Trace = tr.trace

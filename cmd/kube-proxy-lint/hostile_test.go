@@ -394,3 +394,75 @@ func TestHostileLinkedOutputDirectory(t *testing.T) {
 		t.Errorf("output through the user's link not written: %v", err)
 	}
 }
+
+// Issue 22 item 11: a file named on the command line through a committed link to a directory
+// outside the tree (deploy -> ../outside, kube-proxy-lint deploy/x.yaml) is not read: exit 2,
+// an error that names the link, nothing of the file in the output. In a repository and
+// without one (where the named file's directory is the link itself); a link inside the tree
+// is followed.
+func TestHostileNamedFileThroughLinkedDirectory(t *testing.T) {
+	outside := t.TempDir()
+	mustWrite(t, filepath.Join(outside, "x.yaml"), "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: S3CR3T\n")
+	for _, repo := range []bool{true, false} {
+		dir := t.TempDir()
+		if repo {
+			mustMkdir(t, filepath.Join(dir, ".git"))
+		}
+		mustMkdir(t, filepath.Join(dir, "real", "sub"))
+		mustWrite(t, filepath.Join(dir, "real", "sub", "kp.yaml"), "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n")
+		symlink(t, outside, filepath.Join(dir, "deploy"))
+		symlink(t, "real", filepath.Join(dir, "inside"))
+		t.Chdir(dir)
+		for _, args := range [][]string{
+			{"deploy/x.yaml"},
+			{"./deploy/x.yaml"},
+			{filepath.Join(dir, "deploy", "x.yaml")},
+			{"inside/sub/kp.yaml", "deploy/x.yaml"},
+			{"deploy/"},
+		} {
+			if !repo && filepath.IsAbs(args[0]) {
+				continue // no tree to hold the link: the user's own path
+			}
+			r := runWithin(t, nil, append([]string{"--target-version", "1.40", "--format", "json"}, args...)...)
+			if r.code != exitError || !strings.Contains(r.stderr, "symlink deploy points outside the linted tree") || strings.Contains(r.stdout+r.stderr, "S3CR3T") {
+				t.Errorf("repository %v, %v: exit %d\nstdout %s\nstderr %s", repo, args, r.code, r.stdout, r.stderr)
+			}
+		}
+		if r := runWithin(t, nil, "--target-version", "1.40", "--format", "json", "inside/sub/kp.yaml"); r.code != exitFindings || !strings.Contains(r.stdout, "KP102") {
+			t.Errorf("repository %v, a link inside the tree: exit %d\nstdout %s\nstderr %s", repo, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// Issue 22 item 10: a pull request commits a bad file and a .gitignore that names it. The
+// tracked file is linted (also with --no-inline-suppressions and --config-from-base), and
+// with --config-from-base what .gitignore still leaves out (untracked files) is listed on
+// stderr without --verbose.
+func TestHostileGitignoreHidesTrackedFile(t *testing.T) {
+	dir := gitCLIRepo(t)
+	t.Chdir(dir)
+	mustWrite(t, filepath.Join(dir, ".kube-proxy-lint.yaml"), "target-version: \"1.40\"\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "config")
+	base := gitIn(t, dir, "rev-parse", "HEAD")
+	mustWrite(t, filepath.Join(dir, ".gitignore"), "bad.yaml\nout/\n")
+	mustWrite(t, filepath.Join(dir, "bad.yaml"), kpc("ipvs"))
+	gitIn(t, dir, "add", "-f", ".gitignore", "bad.yaml")
+	gitIn(t, dir, "commit", "-q", "-m", "pr")
+	mustWrite(t, filepath.Join(dir, "out", "generated.yaml"), kpc("ipvs"))
+	for _, args := range [][]string{
+		{"."},
+		{"--no-inline-suppressions", "."},
+		{"--config-from-base", base, "--no-inline-suppressions", "."},
+	} {
+		r := runWithin(t, nil, append([]string{"--format", "json"}, args...)...)
+		inBad := strings.Contains(r.stdout, `"file": "bad.yaml"`)
+		if r.code != exitFindings || !inBad {
+			t.Errorf("%v: exit %d, no finding in the tracked bad.yaml\n%s", args, r.code, r.stderr)
+		}
+		notice := strings.Contains(r.stderr, `notice: out/: skipped 1 paths that .gitignore names and Git does not track`) && strings.Contains(r.stderr, `"out/"`)
+		if fromBase := args[0] == "--config-from-base"; notice != fromBase {
+			t.Errorf("%v: notice of the skipped paths %v, want %v\n%s", args, notice, fromBase, r.stderr)
+		}
+	}
+}

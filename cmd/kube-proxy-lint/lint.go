@@ -194,6 +194,9 @@ type lintConfig struct {
 	verbose   bool
 	git       gitFlags
 	debug     bool
+	// reportIgnored: the trust comes from the base (--config-from-base), so what the tree's
+	// .gitignore left out is listed in a notice.
+	reportIgnored bool
 	// includeTestdata: --include-testdata or the config file's include-testdata.
 	includeTestdata bool
 	// helm is the configuration's helm key (chart rendering).
@@ -263,7 +266,8 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 
 // configure validates the flags before anything is read, so a typo costs no loading time.
 func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
-	cfg := &lintConfig{paths: args, pathPrefix: f.pathPrefix, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, verbose: f.verbose, git: f.git, includeTestdata: f.includeTestdata, nodes: f.nodes}
+	cfg := &lintConfig{paths: args, pathPrefix: f.pathPrefix, stdinName: f.stdinName, debug: f.debug, maxSize: f.maxFileSize, quiet: f.quiet, verbose: f.verbose, git: f.git, includeTestdata: f.includeTestdata, nodes: f.nodes,
+		reportIgnored: f.cfg.fromBase != ""}
 	if err := f.git.validate(args); err != nil {
 		return nil, err
 	}

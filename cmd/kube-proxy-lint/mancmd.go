@@ -100,8 +100,9 @@ units, Dockerfiles, Makefiles, flag files and templates around them. It finds wh
 kube-proxy's ipvs mode goes away and nftables becomes the default mode, and reports every
 finding at the line and column of the offending key, value or flag.
 .PP
-Directories are walked recursively; .gitignore files are honoured and .git, vendor,
-node_modules and testdata directories are skipped. PATH "\-" reads standard input.
+Directories are walked recursively; .gitignore files are honoured for the files Git does
+not track (a tracked file is always linted) and .git, vendor, node_modules and testdata
+directories are skipped. PATH "\-" reads standard input.
 Subcommand names are reserved: lint a directory named like one as ./NAME.
 .SH OPTIONS
 `)

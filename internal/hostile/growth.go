@@ -179,7 +179,50 @@ var GrowthShapes = []Growth{
 		}
 		return map[string][]byte{"kube-proxy.yaml": []byte(b.String())}
 	}},
+	// Issue 22 items 13 to 17: nesting that a parser recursed on or copied per level, and
+	// per-item scans of a whole line, command or mapping.
+	{"nested parentheses in a Terraform file", func(n int) map[string][]byte {
+		// Past maxHCLNesting (1,000) the file is not parsed: KP001 instead of the add-on's
+		// findings, and no stack overflow.
+		return map[string][]byte{"eks.tf": []byte(tfKubeProxyAddon + "locals {\n  x = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n}\n")}
+	}},
+	{"nested substitutions in a script", func(n int) map[string][]byte {
+		return map[string][]byte{"start-kube-proxy.sh": []byte("#!/bin/sh\nexec /usr/local/bin/kube-proxy --proxy-mode=ipvs --hostname-override=" +
+			strings.Repeat("$(echo ", n) + "node" + strings.Repeat(")", n) + "\n")}
+	}},
+	{"nested template tags in a manifest", func(n int) map[string][]byte {
+		var b strings.Builder
+		b.WriteString("apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n")
+		for _, open := range [][2]string{{"{{", "}}"}, {"{%", "%}"}, {"<%=", "%>"}} {
+			b.WriteString("clusterCIDR: x" + strings.Repeat(open[0], n) + "y" + strings.Repeat(open[1], n) + "\n")
+		}
+		return map[string][]byte{"kube-proxy.yaml.j2": []byte(b.String())}
+	}},
+	{"flags of one command with --config", func(n int) map[string][]byte {
+		var b strings.Builder
+		b.WriteString("#!/bin/sh\nexec /usr/local/bin/kube-proxy --config=/var/lib/kube-proxy/config.conf")
+		for i := range n {
+			b.WriteString(" " + growthFlag(i))
+		}
+		b.WriteString("\n")
+		return map[string][]byte{"start-kube-proxy.sh": []byte(b.String())}
+	}},
+	{"unknown keys in a KubeProxyConfiguration", func(n int) map[string][]byte {
+		var b strings.Builder
+		b.WriteString("apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nipvs:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  unknownIPVS%d: %d\n", i, i)
+		}
+		for i := range n {
+			fmt.Fprintf(&b, "modee%d: ipvs\n", i)
+		}
+		return map[string][]byte{"kube-proxy.yaml": []byte(b.String())}
+	}},
 }
+
+// tfKubeProxyAddon is the EKS kube-proxy add-on in Terraform, in ipvs mode.
+const tfKubeProxyAddon = "resource \"aws_eks_addon\" \"kube_proxy\" {\n  cluster_name = \"c\"\n  addon_name   = \"kube-proxy\"\n" +
+	"  configuration_values = jsonencode({ mode = \"ipvs\" })\n}\n"
 
 // KubeProxyNFTables is a KubeProxyConfiguration in nftables mode.
 const KubeProxyNFTables = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n"
