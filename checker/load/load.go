@@ -348,6 +348,7 @@ func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.D
 	ws.Instances = dropJoinOnly(ws.Instances)
 	quoteSpans(ws)
 	errs := cluster.Infer(ws, declared)
+	pairEnvFilesByName(ws)
 	unpairAcrossClusters(ws, standalone)
 	setTargets(ws, target)
 	ws.Nodes = repoNodes(ws)

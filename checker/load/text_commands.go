@@ -26,70 +26,82 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 	var out []*checker.Instance
 	var configs *configIndex
 	for _, f := range ws.Files {
-		if f.Format != checker.FormatText {
-			continue
+		out = append(out, commandInstances(ws, f, &configs, nil)...)
+	}
+	return out
+}
+
+// commandInstances finds the kube-proxy command lines of text file f (findCommandInstances);
+// byName are environment files of a unit resolved by base name in its cluster
+// (pairEnvFilesByName), read after those resolved by path.
+func commandInstances(ws *checker.Workspace, f *checker.File, configs **configIndex, byName []*checker.File) []*checker.Instance {
+	if f.Format != checker.FormatText {
+		return nil
+	}
+	d := shell.DialectOf(f.Path, f.Content)
+	if d == shell.DialectNone || (d != shell.DialectFlags && !strings.Contains(string(f.Content), "kube-proxy")) {
+		return nil
+	}
+	s := scriptOf(f, d)
+	var found []*checker.Instance
+	if d == shell.DialectFlags {
+		var words []shell.Word
+		for _, c := range s.Commands {
+			words = append(words, c.Words...)
 		}
-		d := shell.DialectOf(f.Path, f.Content)
-		if d == shell.DialectNone || (d != shell.DialectFlags && !strings.Contains(string(f.Content), "kube-proxy")) {
-			continue
+		if len(words) == 0 {
+			return nil
 		}
-		s := scriptOf(f, d)
-		var found []*checker.Instance
-		if d == shell.DialectFlags {
-			var words []shell.Word
-			for _, c := range s.Commands {
-				words = append(words, c.Words...)
+		in := &checker.Instance{Kind: checker.InstanceCommand, Source: f, Label: "kube-proxy flags in " + f.Path}
+		in.Program, in.ProgramEnd = f.PositionAt(words[0].Pos), f.PositionAt(words[0].End)
+		in.Flags, _ = textFlags(f, words, true)
+		found = append(found, in)
+	} else {
+		env := textEnv(d, f, s)
+		if d == shell.DialectUnit {
+			// EnvironmentFile= settings override Environment= ones.
+			for name, w := range unitEnvFiles(ws, f) {
+				env[name] = w
 			}
-			if len(words) == 0 {
-				continue
-			}
-			in := &checker.Instance{Kind: checker.InstanceCommand, Source: f, Label: "kube-proxy flags in " + f.Path}
-			in.Program, in.ProgramEnd = f.PositionAt(words[0].Pos), f.PositionAt(words[0].End)
-			in.Flags, _ = textFlags(f, words, true)
-			found = append(found, in)
-		} else {
-			env := textEnv(d, f, s)
-			if d == shell.DialectUnit {
-				// EnvironmentFile= settings override Environment= ones.
-				for name, w := range unitEnvFiles(ws, f) {
+			for _, ef := range byName {
+				for name, w := range envAssignments(ef) {
 					env[name] = w
 				}
 			}
-			for i := range s.Commands {
-				c := &s.Commands[i]
-				p := c.Program()
-				if p >= len(c.Words) || !isKubeProxyBinary(c.Words[p].Text) {
-					continue
-				}
-				prog := c.Words[p]
-				pos := f.PositionAt(prog.Pos)
-				in := &checker.Instance{
-					Kind: checker.InstanceCommand, Source: f,
-					Program: pos, ProgramEnd: f.PositionAt(prog.End),
-					Label:   fmt.Sprintf("kube-proxy in %s %s line %d", d, f.Path, pos.Line),
-					Windows: strings.HasSuffix(strings.ToLower(prog.Text), ".exe"),
-				}
-				var unknown bool
-				in.Flags, unknown = envFlags(f, expandEnv(c.Words[p+1:], env))
-				if unknown && in.Flag("config") == nil && in.Flag("proxy-mode") == nil {
-					// "kube-proxy $KUBE_PROXY_ARGS": the flags that decide the mode are not
-					// in the file, so nothing can be said about its defaults.
-					continue
-				}
-				found = append(found, in)
-			}
 		}
-		for _, in := range found {
-			if cf := in.Flag("config"); cf != nil {
-				if configs == nil {
-					configs = newConfigIndex(ws)
-				}
-				resolveTextConfig(configs, in, cf)
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			p := c.Program()
+			if p >= len(c.Words) || !isKubeProxyBinary(c.Words[p].Text) {
+				continue
 			}
-			out = append(out, in)
+			prog := c.Words[p]
+			pos := f.PositionAt(prog.Pos)
+			in := &checker.Instance{
+				Kind: checker.InstanceCommand, Source: f,
+				Program: pos, ProgramEnd: f.PositionAt(prog.End),
+				Label:   fmt.Sprintf("kube-proxy in %s %s line %d", d, f.Path, pos.Line),
+				Windows: strings.HasSuffix(strings.ToLower(prog.Text), ".exe"),
+			}
+			var unknown bool
+			in.Flags, unknown = envFlags(f, expandEnv(c.Words[p+1:], env))
+			if unknown && in.Flag("config") == nil && in.Flag("proxy-mode") == nil {
+				// "kube-proxy $KUBE_PROXY_ARGS": the flags that decide the mode are not
+				// in the file, so nothing can be said about its defaults.
+				continue
+			}
+			found = append(found, in)
 		}
 	}
-	return out
+	for _, in := range found {
+		if cf := in.Flag("config"); cf != nil {
+			if *configs == nil {
+				*configs = newConfigIndex(ws)
+			}
+			resolveTextConfig(*configs, in, cf)
+		}
+	}
+	return found
 }
 
 // textFlags parses kube-proxy flags from words: --name=value, --name value, -v=2. lineMode
@@ -394,6 +406,8 @@ func textEnv(d shell.Dialect, f *checker.File, s *shell.Script) map[string]envWo
 type envWord struct {
 	w shell.Word
 	f *checker.File
+	// via is the $NAME word that expanded to w, when w comes from another file.
+	via *shell.Word
 }
 
 // expandEnv replaces unquoted $NAME and ${NAME} words by the words of NAME's value, when the
@@ -408,8 +422,9 @@ func expandEnv(words []shell.Word, env map[string]envWord) []envWord {
 			name = w.Text[1:]
 		}
 		if a, ok := env[name]; ok && name != "" && shell.IsAssignment(name+"=") {
+			use := w
 			for _, x := range shell.SplitValue(a.w) {
-				out = append(out, envWord{w: x, f: a.f})
+				out = append(out, envWord{w: x, f: a.f, via: &use})
 			}
 			continue
 		}
@@ -422,16 +437,25 @@ func expandEnv(words []shell.Word, env map[string]envWord) []envWord {
 // it comes from (f for the command line's own words).
 func envFlags(f *checker.File, words []envWord) (flags []checker.Flag, unknown bool) {
 	for i := 0; i < len(words); {
-		src := words[i].f
+		src, via := words[i].f, words[i].via
 		j := i
 		var run []shell.Word
-		for ; j < len(words) && words[j].f == src; j++ {
+		for ; j < len(words) && words[j].f == src && words[j].via == via; j++ {
 			run = append(run, words[j].w)
 		}
 		if src == nil {
 			src = f
 		}
 		fl, u := textFlags(src, run, false)
+		if src != f && via != nil {
+			// A flag from an environment file: the finding points at its value there, and
+			// notes where the command line expands the variable.
+			a, b := via.Span(0, len(via.Text))
+			r := checker.Related{Pos: f.PositionAt(a), End: f.PositionAt(b), Message: via.Text + " is expanded here, from " + src.Path}
+			for k := range fl {
+				fl[k].Via = append(fl[k].Via, r)
+			}
+		}
 		flags, unknown = append(flags, fl...), unknown || u
 		i = j
 	}
