@@ -155,7 +155,8 @@ func envFileByPath(ws *checker.Workspace, f *checker.File, p string) *checker.Fi
 
 // unitEnvFilesByName resolves the EnvironmentFile= paths of unit f that no file matches by
 // path (envFileByPath) to the only environment file of the same base name in f's cluster
-// (ws.SameCluster): a /etc/kubernetes/proxy kept in the repository as roles/node/files/proxy.
+// (ws.SameCluster) that is an environment file (by name, or only assignments with a
+// KUBE_PROXY_* one): a /etc/kubernetes/proxy kept in the repository as roles/node/files/proxy.
 // It needs the clusters, so it runs after they are inferred (pairEnvFilesByName).
 func unitEnvFilesByName(ws *checker.Workspace, f *checker.File) []*checker.File {
 	var out []*checker.File
@@ -166,7 +167,7 @@ func unitEnvFilesByName(ws *checker.Workspace, f *checker.File) []*checker.File 
 		base := path.Base(p)
 		var all, same []*checker.File
 		for _, c := range ws.Files {
-			if c.Format == checker.FormatText && c != f && shell.StripTemplateExt(path.Base(c.Path)) == base && envKubeProxyRe.Match(c.Content) {
+			if c.Format == checker.FormatText && c != f && shell.StripTemplateExt(path.Base(c.Path)) == base && (isEnvFile(c.Path, c.Content) || isEnvShaped(c.Path, c.Content)) {
 				all = append(all, c)
 				if ws.SameCluster(f.Path, c.Path) {
 					same = append(same, c)
