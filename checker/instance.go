@@ -82,6 +82,9 @@ type Flag struct {
 	ValueFrom, ValueTo int
 	// Remove deletes the flag (and a separate value argument) from the source.
 	Remove []TextEdit
+	// Via notes where a flag set in another file is used: the $KUBE_PROXY_ARGS of a unit's
+	// ExecStart for a flag of its EnvironmentFile=. Findings on the flag carry it as related.
+	Via []Related
 }
 
 // Flag returns the last occurrence of flag name (the one that wins), or nil. It reads the

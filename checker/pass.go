@@ -138,7 +138,7 @@ func (p *Pass) ReportFlag(f *Flag, sev Severity, msg string, fixes ...Fix) {
 	if f.Doc != nil {
 		obj = f.Doc.Ref()
 	}
-	p.Report(Finding{Severity: sev, Message: msg, Pos: f.Pos, End: f.End, Object: obj, Path: f.NodePath, Fixes: fixes})
+	p.Report(Finding{Severity: sev, Message: msg, Pos: f.Pos, End: f.End, Object: obj, Path: f.NodePath, Fixes: fixes, Related: append([]Related(nil), f.Via...)})
 }
 
 // dropPlaceholderFixes returns fixes without those that would touch a template placeholder

@@ -119,20 +119,27 @@ func kp101Installer(p *checker.Pass, in *checker.Instance, seen findingKeys) {
 		msg = fmt.Sprintf("%s, so kube-proxy runs %s's default %s; the default becomes nftables in 1.40", subject, ins.Name, at)
 	}
 	f := installerFinding(in, nil, false, sev, msg)
-	if ins.Name == checker.InstallerKubeadm && ins.Doc != nil && ins.Doc.Parent == nil {
+	if ins.Name == checker.InstallerKubeadm && ins.Doc != nil && ins.Doc.Parent == nil && kp101CanAppend(ins.Doc.File) {
 		file := ins.Doc.File
 		for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
 			text := fmt.Sprintf(kubeadmProxyDoc, fx[0])
 			if n := len(file.Content); n > 0 && file.Content[n-1] != '\n' {
 				text = "\n" + text
 			}
-			end := file.Lines.Position(file.Path, len(file.Content))
+			end := file.PositionAt(len(file.Content))
 			f.Fixes = append(f.Fixes, kp101Fix(fx[0], checker.Fix{Message: fx[1] + " in a KubeProxyConfiguration document", Edits: []checker.TextEdit{{Pos: end, End: end, NewText: text}}}))
 		}
 	}
 	if seen.first(f.Pos, f.Message) {
 		p.Report(f)
 	}
+}
+
+// kp101CanAppend reports whether a document can be appended at the end of file f: a real
+// file, or the heredoc body of a script (the end maps to the start of the delimiter line). A
+// heredoc of a script inside YAML (a CI step) would need the YAML's indentation: no fix.
+func kp101CanAppend(f *checker.File) bool {
+	return f.Parent == nil || f.Parent.Parent == nil && f.Parent.Format == checker.FormatText
 }
 
 // hasProxyConfigInScope reports whether the scope of installer instance in also holds a

@@ -602,7 +602,7 @@ func (k *kp003) flags(in *checker.Instance) {
 	t := k.p.Target()
 	mode := in.Mode(t).Value
 	flagAt := func(f *checker.Flag, msg string) {
-		k.report(checker.Finding{Message: msg, Pos: f.Pos, End: f.End, Object: f.Doc.Ref(), Path: f.NodePath})
+		k.report(checker.Finding{Message: msg, Pos: f.Pos, End: f.End, Object: f.Doc.Ref(), Path: f.NodePath, Related: append([]checker.Related(nil), f.Via...)})
 	}
 	get := func(name string) *checker.Flag {
 		f := in.Flag(name)
@@ -755,7 +755,7 @@ func (k *kp003) syncFlags(in *checker.Instance, durs map[string]time.Duration, p
 	minSync, minSet := durs[minName]
 	report := func(name, msg string) {
 		f := in.Flag(name)
-		k.report(checker.Finding{Message: msg, Pos: f.Pos, End: f.End, Object: f.Doc.Ref(), Path: f.NodePath})
+		k.report(checker.Finding{Message: msg, Pos: f.Pos, End: f.End, Object: f.Doc.Ref(), Path: f.NodePath, Related: append([]checker.Related(nil), f.Via...)})
 	}
 	bad := false
 	if syncSet && sync <= 0 {

@@ -156,6 +156,7 @@ func kp101CommandLine(p *checker.Pass, in *checker.Instance) (checker.Finding, b
 		f := checker.Finding{
 			Message: "--proxy-mode is empty, so kube-proxy " + kp101Default(p.Target()),
 			Pos:     fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
+			Related: append([]checker.Related(nil), fl.Via...),
 		}
 		for _, fx := range [][2]string{{checker.ModeIPTables, kp101FixIPTables}, {checker.ModeNFTables, kp101FixNFTables}} {
 			if fix, ok := replaceFlagValueFix(fl, fx[0], fx[1]); ok {

@@ -67,7 +67,7 @@ func kp106Flag(p *checker.Pass, in *checker.Instance) {
 	}
 	// The fixes KP201 offers on an ignored flag: remove it, or move its value into the file.
 	p.Report(checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
-		Related: append([]checker.Related{rel}, instanceRelated(in)...), Fixes: ignoredFlagFixes(in, fl, m, in.Flag("cleanup") == nil)})
+		Related: append(append([]checker.Related{rel}, fl.Via...), instanceRelated(in)...), Fixes: ignoredFlagFixes(in, fl, m, in.Flag("cleanup") == nil)})
 }
 
 // kp106Source is a KubeProxyConfiguration document and the mode it gives at the target.

@@ -66,7 +66,7 @@ func runKP201(p *checker.Pass) error {
 			}
 			msg, rel, same := kp201Explain(p.Target(), in, fl, mode)
 			f := checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,
-				Related: append(rel, instanceRelated(in)...)}
+				Related: append(append(rel, fl.Via...), instanceRelated(in)...)}
 			if cleanup {
 				// A --cleanup run removes the rules of every mode and exits: the ignored
 				// flag changes nothing, but it is not a setting to move into the file either.

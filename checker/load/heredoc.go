@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -24,10 +25,21 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 	if neutral != nil {
 		f.Templated = true
 	}
-	if d == shell.DialectNone || d == shell.DialectFlags || !bytes.Contains(f.Content, []byte("<<")) || !looksLikeKPC(f.Content) {
+	if d == shell.DialectNone || d == shell.DialectFlags || !bytes.Contains(f.Content, []byte("<<")) || !heredocWorthDecoding(f.Content) {
 		return nil
 	}
 	return decodeScriptHeredocs(f, scriptOf(f, d))
+}
+
+// kubeadmClusterRe finds a kubeadm ClusterConfiguration: kubeadm writes kube-proxy's
+// configuration from it, so one in a heredoc is a kube-proxy setting even without a
+// KubeProxyConfiguration beside it (KP101 when none follows).
+var kubeadmClusterRe = regexp.MustCompile(`kind:\s*["']?ClusterConfiguration`)
+
+// heredocWorthDecoding reports whether b (a script or a heredoc body) may hold a document
+// about kube-proxy: a KubeProxyConfiguration or a kubeadm ClusterConfiguration.
+func heredocWorthDecoding(b []byte) bool {
+	return looksLikeKPC(b) || bytes.Contains(b, []byte("kubeadm.k8s.io/")) && kubeadmClusterRe.Match(b)
 }
 
 // decodeScriptHeredocs decodes the KubeProxyConfiguration heredocs of script s, lexed from
@@ -36,7 +48,7 @@ func decodeScriptHeredocs(f *checker.File, s *shell.Script) []checker.LoadProble
 	var probs []checker.LoadProblem
 	for i := range s.Heredocs {
 		h := &s.Heredocs[i]
-		if !looksLikeKPC(h.Body) {
+		if !heredocWorthDecoding(h.Body) {
 			continue
 		}
 		inner := &checker.File{Path: f.Path, Content: h.Body, Parent: f, ParentOffsets: h.Offs}

@@ -352,6 +352,7 @@ func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.D
 	ws.Instances = dropJoinOnly(ws.Instances)
 	quoteSpans(ws)
 	errs := cluster.Infer(ws, declared)
+	pairEnvFilesByName(ws)
 	unpairAcrossClusters(ws, standalone)
 	setTargets(ws, target)
 	ws.Nodes = repoNodes(ws)
@@ -411,9 +412,9 @@ func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 			var f *checker.File
 			switch {
 			case in.Config != nil:
-				f = in.Config.File.Outer()
+				f = kubeadmFileOf(in.Config)
 			case in.Installer != nil && in.Installer.Doc != nil:
-				f = in.Installer.Doc.File.Outer()
+				f = kubeadmFileOf(in.Installer.Doc)
 			}
 			if f != nil {
 				j, ok := joinOnly[f]
@@ -429,6 +430,16 @@ func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 		out = append(out, in)
 	}
 	return out
+}
+
+// kubeadmFileOf returns the file that is one kubeadm config for document d: its file, or
+// for a heredoc of a script the heredoc's body (a script may write an init and a join config
+// in two heredocs).
+func kubeadmFileOf(d *checker.Document) *checker.File {
+	if o := d.File.Outer(); o.Format != checker.FormatText || d.Parent != nil {
+		return o
+	}
+	return d.File
 }
 
 // propagateOpen marks an embedded document open when the scalar holding it held an output

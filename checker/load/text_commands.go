@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,70 +27,82 @@ func findCommandInstances(ws *checker.Workspace) []*checker.Instance {
 	var out []*checker.Instance
 	var configs *configIndex
 	for _, f := range ws.Files {
-		if f.Format != checker.FormatText {
-			continue
+		out = append(out, commandInstances(ws, f, &configs, nil)...)
+	}
+	return out
+}
+
+// commandInstances finds the kube-proxy command lines of text file f (findCommandInstances);
+// byName are environment files of a unit resolved by base name in its cluster
+// (pairEnvFilesByName), read after those resolved by path.
+func commandInstances(ws *checker.Workspace, f *checker.File, configs **configIndex, byName []*checker.File) []*checker.Instance {
+	if f.Format != checker.FormatText {
+		return nil
+	}
+	d := shell.DialectOf(f.Path, f.Content)
+	if d == shell.DialectNone || (d != shell.DialectFlags && !strings.Contains(string(f.Content), "kube-proxy")) {
+		return nil
+	}
+	s := scriptOf(f, d)
+	var found []*checker.Instance
+	if d == shell.DialectFlags {
+		var words []shell.Word
+		for _, c := range s.Commands {
+			words = append(words, c.Words...)
 		}
-		d := shell.DialectOf(f.Path, f.Content)
-		if d == shell.DialectNone || (d != shell.DialectFlags && !strings.Contains(string(f.Content), "kube-proxy")) {
-			continue
+		if len(words) == 0 {
+			return nil
 		}
-		s := scriptOf(f, d)
-		var found []*checker.Instance
-		if d == shell.DialectFlags {
-			var words []shell.Word
-			for _, c := range s.Commands {
-				words = append(words, c.Words...)
+		in := &checker.Instance{Kind: checker.InstanceCommand, Source: f, Label: "kube-proxy flags in " + f.Path}
+		in.Program, in.ProgramEnd = f.PositionAt(words[0].Pos), f.PositionAt(words[0].End)
+		in.Flags, _ = textFlags(f, words, true)
+		found = append(found, in)
+	} else {
+		env := textEnv(d, f, s)
+		if d == shell.DialectUnit {
+			// EnvironmentFile= settings override Environment= ones.
+			for name, w := range unitEnvFiles(ws, f) {
+				env[name] = w
 			}
-			if len(words) == 0 {
-				continue
-			}
-			in := &checker.Instance{Kind: checker.InstanceCommand, Source: f, Label: "kube-proxy flags in " + f.Path}
-			in.Program, in.ProgramEnd = f.PositionAt(words[0].Pos), f.PositionAt(words[0].End)
-			in.Flags, _ = textFlags(f, words, true)
-			found = append(found, in)
-		} else {
-			env := textEnv(d, f, s)
-			if d == shell.DialectUnit {
-				// EnvironmentFile= settings override Environment= ones.
-				for name, w := range unitEnvFiles(ws, f) {
+			for _, ef := range byName {
+				for name, w := range envAssignments(ef) {
 					env[name] = w
 				}
 			}
-			for i := range s.Commands {
-				c := &s.Commands[i]
-				p := c.Program()
-				if p >= len(c.Words) || !isKubeProxyBinary(c.Words[p].Text) {
-					continue
-				}
-				prog := c.Words[p]
-				pos := f.PositionAt(prog.Pos)
-				in := &checker.Instance{
-					Kind: checker.InstanceCommand, Source: f,
-					Program: pos, ProgramEnd: f.PositionAt(prog.End),
-					Label:   fmt.Sprintf("kube-proxy in %s %s line %d", d, f.Path, pos.Line),
-					Windows: strings.HasSuffix(strings.ToLower(prog.Text), ".exe"),
-				}
-				var unknown bool
-				in.Flags, unknown = envFlags(f, expandEnv(c.Words[p+1:], env))
-				if unknown && in.Flag("config") == nil && in.Flag("proxy-mode") == nil {
-					// "kube-proxy $KUBE_PROXY_ARGS": the flags that decide the mode are not
-					// in the file, so nothing can be said about its defaults.
-					continue
-				}
-				found = append(found, in)
-			}
 		}
-		for _, in := range found {
-			if cf := in.Flag("config"); cf != nil {
-				if configs == nil {
-					configs = newConfigIndex(ws)
-				}
-				resolveTextConfig(configs, in, cf)
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			p := c.Program()
+			if p >= len(c.Words) || !isKubeProxyBinary(c.Words[p].Text) {
+				continue
 			}
-			out = append(out, in)
+			prog := c.Words[p]
+			pos := f.PositionAt(prog.Pos)
+			in := &checker.Instance{
+				Kind: checker.InstanceCommand, Source: f,
+				Program: pos, ProgramEnd: f.PositionAt(prog.End),
+				Label:   fmt.Sprintf("kube-proxy in %s %s line %d", d, f.Path, pos.Line),
+				Windows: strings.HasSuffix(strings.ToLower(prog.Text), ".exe"),
+			}
+			var unknown bool
+			in.Flags, unknown = envFlags(f, expandEnv(f, c.Words[p+1:], env))
+			if unknown && in.Flag("config") == nil && in.Flag("proxy-mode") == nil {
+				// "kube-proxy $KUBE_PROXY_ARGS": the flags that decide the mode are not
+				// in the file, so nothing can be said about its defaults.
+				continue
+			}
+			found = append(found, in)
 		}
 	}
-	return out
+	for _, in := range found {
+		if cf := in.Flag("config"); cf != nil {
+			if *configs == nil {
+				*configs = newConfigIndex(ws)
+			}
+			resolveTextConfig(*configs, in, cf)
+		}
+	}
+	return found
 }
 
 // textFlags parses kube-proxy flags from words: --name=value, --name value, -v=2. lineMode
@@ -344,7 +357,7 @@ func textEnv(d shell.Dialect, f *checker.File, s *shell.Script) map[string]envWo
 	env := map[string]envWord{}
 	add := func(w shell.Word) {
 		if name, _, ok := strings.Cut(w.Text, "="); ok && shell.IsAssignment(w.Text) {
-			env[name] = envWord{w: w, f: f}
+			env[name] = envWord{w: paramDefault(w), f: f}
 		}
 	}
 	switch d {
@@ -389,27 +402,75 @@ func textEnv(d shell.Dialect, f *checker.File, s *shell.Script) map[string]envWo
 	return env
 }
 
+// paramDefaultRe is a value that is one parameter expansion with a literal default:
+// ${NAME:-value}, ${NAME-value}, ${NAME:=value}, ${NAME=value}.
+var paramDefaultRe = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^$\x60{}"'\\]+)\}$`)
+
+// paramDefault turns the assignment MODE="${MODE:-ipvs}" into MODE=ipvs with the default's
+// positions: the default is the setting unless the environment overrides it, which the
+// repository does not show. Other assignments stay as they are.
+func paramDefault(w shell.Word) shell.Word {
+	name, val, _ := strings.Cut(w.Text, "=")
+	m := paramDefaultRe.FindStringSubmatchIndex(val)
+	k := len(name) + 1
+	if m == nil || len(w.Offs) != len(w.Text)+1 {
+		return w
+	}
+	from, to := k+m[2], k+m[3]
+	offs := append(append([]int(nil), w.Offs[:k]...), w.Offs[from:to+1]...)
+	return shell.Word{Text: name + "=" + w.Text[from:to], Pos: w.Pos, End: w.End, Offs: offs, Quoted: w.Quoted}
+}
+
 // envWord is a word and the file it is in: a variable's value may come from another file
 // (an EnvironmentFile= of a unit).
 type envWord struct {
 	w shell.Word
 	f *checker.File
+	// via is the $NAME word that expanded to w; split marks a word whose flag name is
+	// written at via and whose value at the assignment (--proxy-mode=$MODE).
+	via   *shell.Word
+	split bool
 }
 
-// expandEnv replaces unquoted $NAME and ${NAME} words by the words of NAME's value, when the
-// file or its environment files assign it; other words stay, in f.
-func expandEnv(words []shell.Word, env map[string]envWord) []envWord {
+// wordVia is how a word of a command line came from a variable (envFlags).
+type wordVia struct {
+	via   *shell.Word
+	whole bool
+}
+
+// expandEnv replaces $NAME and ${NAME} words by the words of NAME's value, when the file or
+// its environment files assign it; other words stay, in f. Unquoted, the value splits into
+// words as the shell splits it; quoted ("$MODE"), a value of one word is that word. The
+// value of a flag written --name=$NAME is expanded the same way when f assigns NAME.
+func expandEnv(f *checker.File, words []shell.Word, env map[string]envWord) []envWord {
 	var out []envWord
 	for _, w := range words {
-		name := ""
-		if !w.Quoted && strings.HasPrefix(w.Text, "${") && strings.HasSuffix(w.Text, "}") {
-			name = w.Text[2 : len(w.Text)-1]
-		} else if !w.Quoted && strings.HasPrefix(w.Text, "$") {
-			name = w.Text[1:]
+		use := w
+		if flag, ref, ok := strings.Cut(w.Text, "="); ok && strings.HasPrefix(flag, "-") {
+			if a, ok := env[varRef(ref)]; ok {
+				if vals := shell.SplitValue(a.w); len(vals) == 1 && a.f == f {
+					// --proxy-mode=$MODE: the flag's name here, its value at the assignment.
+					k := len(flag) + 1
+					x := shell.Word{Text: flag + "=" + vals[0].Text, Pos: w.Pos, End: vals[0].End, Quoted: w.Quoted || vals[0].Quoted}
+					if len(w.Offs) > k && len(vals[0].Offs) > 0 {
+						x.Offs = append(append([]int(nil), w.Offs[:k]...), vals[0].Offs...)
+						out = append(out, envWord{w: x, f: a.f, via: &use, split: true})
+						continue
+					}
+				}
+			}
+			out = append(out, envWord{w: w})
+			continue
 		}
-		if a, ok := env[name]; ok && name != "" && shell.IsAssignment(name+"=") {
-			for _, x := range shell.SplitValue(a.w) {
-				out = append(out, envWord{w: x, f: a.f})
+		name := varRef(w.Text)
+		if a, ok := env[name]; ok && name != "" {
+			vals := shell.SplitValue(a.w)
+			if w.Quoted && len(vals) != 1 {
+				out = append(out, envWord{w: w})
+				continue
+			}
+			for _, x := range vals {
+				out = append(out, envWord{w: x, f: a.f, via: &use})
 			}
 			continue
 		}
@@ -418,20 +479,74 @@ func expandEnv(words []shell.Word, env map[string]envWord) []envWord {
 	return out
 }
 
+// varRef returns NAME when text is exactly $NAME or ${NAME}, else "".
+func varRef(text string) string {
+	name := ""
+	switch {
+	case strings.HasPrefix(text, "${") && strings.HasSuffix(text, "}"):
+		name = text[2 : len(text)-1]
+	case strings.HasPrefix(text, "$"):
+		name = text[1:]
+	}
+	if name == "" || !shell.IsAssignment(name+"=") {
+		return ""
+	}
+	return name
+}
+
 // envFlags parses flags from expanded words, each run of words with the positions of the file
-// it comes from (f for the command line's own words).
+// it comes from (f for the command line's own words). A flag whose name or value came from a
+// variable notes where the command line expands it (Flag.Via): the finding points at the
+// value in the assignment.
 func envFlags(f *checker.File, words []envWord) (flags []checker.Flag, unknown bool) {
+	fileOf := func(w envWord) *checker.File {
+		if w.f == nil {
+			return f
+		}
+		return w.f
+	}
 	for i := 0; i < len(words); {
-		src := words[i].f
+		// The command line's own words and the values of its own variables are one run:
+		// "--proxy-mode $MODE" is a flag and its value.
+		src := fileOf(words[i])
 		j := i
 		var run []shell.Word
-		for ; j < len(words) && words[j].f == src; j++ {
-			run = append(run, words[j].w)
-		}
-		if src == nil {
-			src = f
+		vias := map[checker.Position]wordVia{}
+		for ; j < len(words) && fileOf(words[j]) == src; j++ {
+			w := words[j]
+			run = append(run, w.w)
+			if w.via != nil {
+				a, _ := w.w.Span(0, len(w.w.Text))
+				vias[src.PositionAt(a)] = wordVia{via: w.via, whole: !w.split}
+			}
 		}
 		fl, u := textFlags(src, run, false)
+		for k := range fl {
+			name, value := vias[fl[k].Pos], vias[fl[k].ValuePos]
+			via := name.via
+			if !name.whole && (value.via != nil || name.via != nil) {
+				// The name is written here and the value at an assignment (--proxy-mode
+				// "$MODE", --proxy-mode=$MODE): the setting is the value; removing the flag
+				// would need edits in two places.
+				if value.via != nil {
+					via = value.via
+				}
+				fl[k].Pos, fl[k].End, fl[k].Remove = fl[k].ValuePos, fl[k].ValueEnd, nil
+			}
+			if via == nil {
+				continue
+			}
+			from := 0
+			if i := strings.IndexByte(via.Text, '='); i >= 0 && strings.HasPrefix(via.Text, "-") {
+				from = i + 1
+			}
+			a, b := via.Span(from, len(via.Text))
+			msg := via.Text[from:] + " is expanded here"
+			if src != f {
+				msg += ", from " + src.Path
+			}
+			fl[k].Via = append(fl[k].Via, checker.Related{Pos: f.PositionAt(a), End: f.PositionAt(b), Message: msg})
+		}
 		flags, unknown = append(flags, fl...), unknown || u
 		i = j
 	}
