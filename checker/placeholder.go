@@ -31,7 +31,8 @@ func HasPlaceholder(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '$':
-			if i+1 < len(s) && isNameStart(s[i+1]) {
+			// $NAME, and the positional parameters of a script or function ($1, $@, $*).
+			if i+1 < len(s) && (isNameStart(s[i+1]) || s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '@' || s[i+1] == '*') {
 				return true
 			}
 		case '%':

@@ -12,7 +12,7 @@ func TestHasPlaceholder(t *testing.T) {
 		"%{ if x }": true, "${var.cidr}": true, "$(HOST_IP)": true, "$pod_cidr": true, "`hostname -i`": true,
 		"%CLUSTERCIDR%": true, "<CPU_REQUESTS>": true, "<your pod CIDR>": true, "@@CIDR@@": true,
 		"10.244.0.0/16": false, "ipvs": false, "100%": false, "a<b": false, "$": false, "<br/>": false,
-		"0.0.0.0:10249": false, "5%10%": false,
+		"0.0.0.0:10249": false, "5%10%": false, "$1": true, "$@": true, "US$ 5": false,
 	} {
 		if got := HasPlaceholder(s); got != want {
 			t.Errorf("HasPlaceholder(%q) = %v, want %v", s, got, want)
