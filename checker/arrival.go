@@ -6,7 +6,8 @@ import "strings"
 // which the problem arrives ("exits at startup from 1.40"), whatever the target, and ends with
 // the cluster clause: the cluster, the version it is checked at and where that came from,
 // "(cluster clusters/a: 1.34, from kube-proxy image tag at clusters/a/kube-proxy.yaml:20:16)",
-// or "(shared file: 1.40 by default, no version found)" for a file of no cluster. A repository
+// "(this repository: …)" for a cluster rooted at the repository's top, or "(shared file: 1.40 by
+// default, no version found)" for a file of no cluster. A repository
 // on 1.34 thus learns its 1.40 problems without knowing --target-version, and the message
 // names the target once: Pass.Report turns "at target 1.40" into "at 1.40" when it adds
 // the clause.
@@ -16,7 +17,7 @@ import "strings"
 var Horizon = Version{1, 43}
 
 // clauseStarts start every cluster clause.
-var clauseStarts = []string{"(cluster ", "(shared file: "}
+var clauseStarts = []string{"(cluster ", "(shared file: ", "(this repository: "}
 
 // hasClause reports whether a message already ends with a cluster clause.
 func hasClause(msg string) bool {
@@ -60,7 +61,13 @@ func (t Target) ClusterClause() string {
 		v = DefaultTarget
 	}
 	who := "shared file: "
-	if t.Scope != "" {
+	switch t.Scope {
+	case "":
+	case ".":
+		// The one cluster of a repository (or one rooted at its top): naming it "." helps
+		// nobody.
+		who = "this repository: "
+	default:
 		who = "cluster " + t.Scope + ": "
 	}
 	switch t.Source {
