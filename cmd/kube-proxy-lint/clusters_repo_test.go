@@ -151,18 +151,7 @@ func TestMultiClusterFixCompanions(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, src, dst)
 	r := runCLI(t, "", "--no-config", "--format", "json", "--disable", "all", "--enable", "KP102", dst)
-	var rep struct {
-		Findings []struct {
-			Pos   struct{ File string }
-			Fixes []struct {
-				Message string
-				Edits   []struct{ Pos struct{ File string } }
-			}
-		}
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
-	}
+	rep := kp102Fixes(t, r.stdout)
 	found := false
 	for _, f := range rep.Findings {
 		if !strings.HasSuffix(f.Pos.File, "clusters/prod/kubeadm/kubeadm-config.yaml") || len(f.Fixes) == 0 {
@@ -209,18 +198,7 @@ func TestFixCompanionsStayInTheirCluster(t *testing.T) {
 	}
 	dir := writeTree(t, files)
 	r := runCLI(t, "", "--no-config", "--format", "json", "--disable", "all", "--enable", "KP102", dir)
-	var rep struct {
-		Findings []struct {
-			Pos   struct{ File string }
-			Fixes []struct {
-				Message string
-				Edits   []struct{ Pos struct{ File string } }
-			}
-		}
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
-	}
+	rep := kp102Fixes(t, r.stdout)
 	if len(rep.Findings) != 4 {
 		t.Fatalf("want 4 KP102 findings, got %d:\n%s", len(rep.Findings), r.stdout)
 	}
@@ -277,4 +255,25 @@ func TestConfigTargetIsAFallback(t *testing.T) {
 	if !strings.HasPrefix(got["clusters/a"], "1.41 ") || !strings.HasPrefix(got["clusters/b"], "1.41 ") {
 		t.Errorf("--target-version overrides: %v", got)
 	}
+}
+
+// fixesReport is what the fix tests read of a JSON run: each finding's file and its fixes'
+// messages and edited files.
+type fixesReport struct {
+	Findings []struct {
+		Pos   struct{ File string }
+		Fixes []struct {
+			Message string
+			Edits   []struct{ Pos struct{ File string } }
+		}
+	}
+}
+
+func kp102Fixes(t *testing.T, stdout string) fixesReport {
+	t.Helper()
+	var rep fixesReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	return rep
 }
