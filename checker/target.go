@@ -99,6 +99,14 @@ func (ws *Workspace) IndexTargets() {
 			consider(c, s)
 		}
 	}
+	// A declared cluster none of whose files this run reads (a partial run) names no version
+	// for the run's summary.
+	populated := map[*Cluster]bool{}
+	for _, f := range ws.Files {
+		if c := ws.ClusterOf(f.Path); c != nil {
+			populated[c] = true
+		}
+	}
 	var top *Target
 	for _, c := range ws.Clusters {
 		t := fallback
@@ -117,7 +125,7 @@ func (ws *Workspace) IndexTargets() {
 		}
 		t.Scope = c.Name
 		x.byCluster[c] = t
-		if c.Unit == "" && c.Virtual() == "" && (top == nil || top.Version.Less(t.Version)) {
+		if c.Unit == "" && c.Virtual() == "" && (populated[c] || !c.Declared) && (top == nil || top.Version.Less(t.Version)) {
 			tc := t
 			top = &tc
 		}

@@ -277,3 +277,27 @@ func kp102Fixes(t *testing.T, stdout string) fixesReport {
 	}
 	return rep
 }
+
+// TestPartialRunTargetIgnoresEmptyDeclared: linting one declared cluster's directory, another
+// declared cluster none of whose files is read does not give the run its version.
+func TestPartialRunTargetIgnoresEmptyDeclared(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		".kube-proxy-lint.yaml": "clusters:\n  - name: a\n    paths: [clusters/a]\n    version: \"1.34\"\n  - name: b\n    paths: [clusters/b]\n    version: \"1.39\"\n",
+		"clusters/a/kube-proxy.yaml": "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
+		"clusters/b/kube-proxy.yaml": "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: iptables\n",
+	})
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	t.Chdir(dir)
+	r := runCLI(t, "", "--format", "json", filepath.Join("clusters", "a"))
+	var rep struct {
+		Target struct{ Version string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s%s", err, r.stdout, r.stderr)
+	}
+	if rep.Target.Version != "1.34" {
+		t.Errorf("run target %q, want 1.34 (cluster b is not read)\n%s", rep.Target.Version, r.stdout)
+	}
+}
