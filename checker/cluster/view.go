@@ -88,6 +88,10 @@ type ReplacementOut struct {
 	Conflicting bool `json:"conflicting"`
 }
 
+// configFileName is the tool's configuration file (internal/config.FileName, which this
+// package cannot import).
+const configFileName = ".kube-proxy-lint.yaml"
+
 // SharedView is the files in no cluster: judged on their own, at Target.
 type SharedView struct {
 	Target TargetView `json:"target"`
@@ -125,7 +129,8 @@ func BuildView(ws *checker.Workspace) *View {
 		real[f.Path] = true
 		if c := ws.ClusterOf(f.Path); c != nil {
 			files[c] = append(files[c], f.Path)
-		} else {
+		} else if path.Base(f.Path) != configFileName {
+			// The tool's own configuration is read by the run, not part of any cluster.
 			shared = append(shared, f.Path)
 		}
 	}
