@@ -469,3 +469,22 @@ func TestNestedSubstitutionsAllocateLinearly(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptRunnersIndirect: issue 21 item 6. A function that takes its script through shift
+// and a variable, or hands it to bash -c or to another runner, runs its argument; one that
+// prints it does not.
+func TestScriptRunnersIndirect(t *testing.T) {
+	src := []byte("run_remote() {\n  local node=$1\n  shift\n  local cmd=\"$*\"\n  ssh \"$node\" \"$cmd\"\n}\n" +
+		"on_all() { for n in a b; do run_remote \"$n\" \"$@\"; done; }\n" +
+		"local_run() { bash -c \"$1\"; }\n" +
+		"log() { echo \"$*\" >&2; }\n")
+	runners, defined := scriptRunners(src)
+	for _, name := range []string{"run_remote", "on_all", "local_run"} {
+		if !runners[name] {
+			t.Errorf("%s is not a runner", name)
+		}
+	}
+	if runners["log"] || !defined["log"] {
+		t.Errorf("log: runner %v, defined %v", runners["log"], defined["log"])
+	}
+}
