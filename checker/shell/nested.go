@@ -74,7 +74,7 @@ var dataCommands = map[string]bool{
 	"test": true, "[": true, "[[": true, "python": true, "python2": true, "python3": true,
 	"perl": true, "ruby": true, "node": true, "php": true, "mail": true, "sendmail": true,
 	"notify-send": true, "whiptail": true, "dialog": true, "zenity": true, "exit": true,
-	"return": true, "trap": true, "alias": true, "set": true, "kubectl": true, "helm": true,
+	"return": true, "trap": true, "alias": true, "set": true, "helm": true,
 }
 
 // dataWords are parts of the names of functions that print or log their arguments.
