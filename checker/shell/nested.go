@@ -48,12 +48,14 @@ func (s *Script) expandNested(from, depth int) {
 					s.addNested(i, w)
 				}
 			}
-		case !s.defined[name] && maybeRunner(name):
+		default:
 			// A function from elsewhere (a sourced library: run_remote node1 "cat <<EOF ...")
 			// may run its argument: a quoted multi-line argument is its script when it holds
-			// a closed heredoc or a kube-proxy command line.
+			// a closed heredoc or a kube-proxy command line. The arguments are looked at
+			// first: most commands have no multi-line one.
 			for _, w := range args {
-				if w.Quoted && strings.Contains(w.Text, "\n") && (strings.Contains(w.Text, "<<") || strings.Contains(w.Text, "kube-proxy")) {
+				if w.Quoted && strings.Contains(w.Text, "\n") && (strings.Contains(w.Text, "<<") || strings.Contains(w.Text, "kube-proxy")) &&
+					!s.defined[name] && maybeRunner(name) {
 					s.addNestedIf(i, w, looksLikeScript)
 				}
 			}
