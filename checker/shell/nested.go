@@ -48,11 +48,87 @@ func (s *Script) expandNested(from, depth int) {
 					s.addNested(i, w)
 				}
 			}
+		default:
+			// A function from elsewhere (a sourced library: run_remote node1 "cat <<EOF ...")
+			// may run its argument: a quoted multi-line argument is its script when it holds
+			// a closed heredoc or a kube-proxy command line. The arguments are looked at
+			// first: most commands have no multi-line one.
+			for _, w := range args {
+				if w.Quoted && strings.Contains(w.Text, "\n") && (strings.Contains(w.Text, "<<") || strings.Contains(w.Text, "kube-proxy")) &&
+					!s.defined[name] && maybeRunner(name) {
+					s.addNestedIf(i, w, looksLikeScript)
+				}
+			}
 		}
 	}
 	if depth < maxNestedDepth && len(s.Commands) > n {
 		s.expandNested(n, depth+1)
 	}
+}
+
+// dataCommands take strings as data, never as a script to run (their multi-line messages
+// may name kube-proxy or show a heredoc).
+var dataCommands = map[string]bool{
+	"echo": true, "printf": true, "print": true, "logger": true, "read": true, "local": true,
+	"export": true, "declare": true, "typeset": true, "readonly": true, "cat": true, "tee": true,
+	"grep": true, "egrep": true, "fgrep": true, "rg": true, "sed": true, "awk": true, "gawk": true,
+	"jq": true, "yq": true, "git": true, "gh": true, "glab": true, "curl": true, "wget": true,
+	"test": true, "[": true, "[[": true, "python": true, "python2": true, "python3": true,
+	"perl": true, "ruby": true, "node": true, "php": true, "mail": true, "sendmail": true,
+	"notify-send": true, "whiptail": true, "dialog": true, "zenity": true, "exit": true,
+	"return": true, "trap": true, "alias": true, "set": true, "helm": true,
+}
+
+// dataWords are parts of the names of functions that print or log their arguments.
+var dataWords = []string{"log", "msg", "echo", "print", "info", "warn", "err", "debug", "fatal",
+	"die", "note", "say", "banner", "usage", "title", "header", "comment", "message", "notify",
+	"fail", "abort", "panic", "trace", "verbose", "status", "step", "heading", "section", "show"}
+
+// maybeRunner reports whether a command the script does not define may be a function that
+// runs its argument: neither a command known to take data nor named like a logger.
+func maybeRunner(name string) bool {
+	if name == "" || dataCommands[name] || strings.HasPrefix(name, "$") {
+		return false
+	}
+	lower := strings.ToLower(name)
+	for _, d := range dataWords {
+		if strings.Contains(lower, d) {
+			return false
+		}
+	}
+	return true
+}
+
+// looksLikeScript reports whether sub, lexed from src, is a script rather than a message: it
+// has a heredoc closed by its delimiter line, or a kube-proxy command with a flag.
+func looksLikeScript(sub *Script, src []byte) bool {
+	for _, h := range sub.Heredocs {
+		if h.Delim == "" || h.End >= len(src) || h.Command < 0 || h.Command >= len(sub.Commands) {
+			continue
+		}
+		line := src[h.End:]
+		if k := bytes.IndexByte(line, '\n'); k >= 0 {
+			line = line[:k]
+		}
+		if h.StripTabs {
+			line = bytes.TrimLeft(line, "\t")
+		}
+		if string(bytes.TrimSuffix(line, []byte("\r"))) == h.Delim {
+			return true
+		}
+	}
+	for k := range sub.Commands {
+		c := &sub.Commands[k]
+		if c.Name() != "kube-proxy" {
+			continue
+		}
+		for _, w := range c.Words[c.Program()+1:] {
+			if strings.HasPrefix(w.Text, "--") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sshOptionsWithArg are the ssh options that take a value.
@@ -78,35 +154,70 @@ func sshCommand(args []Word) (Word, bool) {
 }
 
 // scriptRunners returns the names of the functions src defines that run their argument as a
-// command (exec_remote() { ssh "$HOST" "$1"; }): a call's string argument is a script. A
-// function runs its argument when a line of its body (up to the closing brace, at most 40
-// lines) passes "$1", "$@" or "$*" to ssh, eval, sh -c, sudo or exec.
-func scriptRunners(src []byte) map[string]bool {
-	if !bytes.Contains(src, []byte("$")) || !bytes.Contains(src, []byte("()")) && !bytes.Contains(src, []byte("function")) {
-		return nil
+// command (exec_remote() { ssh "$HOST" "$1"; }), so that a call's string argument is a
+// script, and the names of all the functions it defines. A function runs its argument when a
+// line of its body (up to the closing brace, at most 40 lines) passes "$1", "$@", "$*", or a
+// variable assigned from them (local cmd="$*" after a shift), to ssh, eval, sh -c, bash -c,
+// sudo, exec or another such function of the script.
+func scriptRunners(src []byte) (runners, defined map[string]bool) {
+	if !bytes.Contains(src, []byte("()")) && !bytes.Contains(src, []byte("function")) {
+		return nil, nil
 	}
-	var out map[string]bool
+	type fn struct {
+		name string
+		body [][]byte
+	}
+	var fns []fn
 	lines := bytes.Split(src, []byte("\n"))
 	for i, l := range lines {
 		name, rest, ok := functionDef(l)
 		if !ok {
 			continue
 		}
-		body := append([][]byte{rest}, lines[i+1:min(len(lines), i+41)]...)
-		for k, b := range body {
-			if runsArgument(b) {
-				if out == nil {
-					out = map[string]bool{}
-				}
-				out[name] = true
-				break
-			}
+		if defined == nil {
+			defined = map[string]bool{}
+		}
+		defined[name] = true
+		if !bytes.Contains(src, []byte("$")) {
+			continue
+		}
+		f := fn{name: name}
+		for k, b := range append([][]byte{rest}, lines[i+1:min(len(lines), i+41)]...) {
+			f.body = append(f.body, b)
 			if t := bytes.TrimSpace(b); k > 0 && len(t) > 0 && t[0] == '}' || k == 0 && bytes.HasSuffix(t, []byte("}")) {
 				break
 			}
 		}
+		fns = append(fns, f)
 	}
-	return out
+	// A function that hands its arguments to a runner of the script is one too: a few rounds
+	// reach the chains scripts build (run_on_all -> run_on -> ssh).
+	for round := 0; round < 4; round++ {
+		added := false
+		for _, f := range fns {
+			if runners[f.name] {
+				continue
+			}
+			var vars []string
+			for _, b := range f.body {
+				if runsArgument(b, vars, runners) {
+					if runners == nil {
+						runners = map[string]bool{}
+					}
+					runners[f.name] = true
+					added = true
+					break
+				}
+				if v := argumentVar(b); v != "" {
+					vars = append(vars, v)
+				}
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	return runners, defined
 }
 
 // functionDef recognises "name() {", "function name {", "function name() {" and returns the
@@ -134,24 +245,82 @@ func functionDef(l []byte) (string, []byte, bool) {
 	return string(t[:n]), rest, true
 }
 
-// runsArgument reports whether a line passes the function's arguments to a command runner.
-func runsArgument(l []byte) bool {
-	if !bytes.Contains(l, []byte("$1")) && !bytes.Contains(l, []byte("$@")) && !bytes.Contains(l, []byte("$*")) &&
-		!bytes.Contains(l, []byte("${1}")) && !bytes.Contains(l, []byte("${@}")) {
+// argRefs are the ways a function body names its arguments.
+var argRefs = [][]byte{[]byte("$1"), []byte("$@"), []byte("$*"), []byte("${1}"), []byte("${@}"), []byte("${*}")}
+
+// hasArgRef reports whether l names the function's arguments or one of the variables vars.
+func hasArgRef(l []byte, vars []string) bool {
+	for _, r := range argRefs {
+		if bytes.Contains(l, r) {
+			return true
+		}
+	}
+	for _, v := range vars {
+		if hasWord(l, "$"+v) || bytes.Contains(l, []byte("${"+v+"}")) {
+			return true
+		}
+	}
+	return false
+}
+
+// argumentVar returns NAME when line l assigns the function's arguments to a variable
+// (cmd="$*", local script=$1, declare -r c="$@"), else "".
+func argumentVar(l []byte) string {
+	if !hasArgRef(l, nil) {
+		return ""
+	}
+	t := bytes.TrimLeft(l, " \t")
+	for _, kw := range []string{"local ", "declare ", "typeset ", "readonly ", "export "} {
+		if bytes.HasPrefix(t, []byte(kw)) {
+			t = bytes.TrimLeft(t[len(kw):], " \t")
+			for bytes.HasPrefix(t, []byte("-")) {
+				k := bytes.IndexAny(t, " \t")
+				if k < 0 {
+					return ""
+				}
+				t = bytes.TrimLeft(t[k:], " \t")
+			}
+			break
+		}
+	}
+	name, _, ok := bytes.Cut(t, []byte("="))
+	if !ok || !isAssignment(string(name)+"=") {
+		return ""
+	}
+	return string(name)
+}
+
+// runsArgument reports whether a line passes the function's arguments (or a variable vars
+// holds them in) to a command runner or to one of the functions extra.
+func runsArgument(l []byte, vars []string, extra map[string]bool) bool {
+	if !hasArgRef(l, vars) {
 		return false
 	}
-	for _, r := range [][]byte{[]byte("ssh"), []byte("eval"), []byte("sudo"), []byte("exec"), []byte("sh -c"), []byte("sh -lc")} {
-		for i := bytes.Index(l, r); i >= 0; {
-			end := i + len(r)
-			if (i == 0 || !isWordChar(l[i-1])) && (end == len(l) || !isWordChar(l[end])) {
-				return true
-			}
-			j := bytes.Index(l[end:], r)
-			if j < 0 {
-				break
-			}
-			i = end + j
+	for _, r := range []string{"ssh", "eval", "sudo", "exec", "sh -c", "sh -lc", "bash -c", "bash -lc"} {
+		if hasWord(l, r) {
+			return true
 		}
+	}
+	for r := range extra {
+		if hasWord(l, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWord reports whether r occurs in l between non-word bytes.
+func hasWord(l []byte, r string) bool {
+	for i := 0; i+len(r) <= len(l); {
+		j := bytes.Index(l[i:], []byte(r))
+		if j < 0 {
+			return false
+		}
+		b, e := i+j, i+j+len(r)
+		if (b == 0 || !isWordChar(l[b-1]) || r[0] == '$') && (e == len(l) || !isWordChar(l[e])) {
+			return true
+		}
+		i = b + 1
 	}
 	return false
 }
@@ -162,12 +331,18 @@ func isWordChar(c byte) bool {
 
 // addNested lexes the text of word w (the script of command parent) and appends its commands
 // and heredocs.
-func (s *Script) addNested(parent int, w Word) {
+func (s *Script) addNested(parent int, w Word) { s.addNestedIf(parent, w, nil) }
+
+// addNestedIf is addNested for a script that accept (when not nil) takes.
+func (s *Script) addNestedIf(parent int, w Word, accept func(*Script, []byte) bool) {
 	if strings.HasPrefix(w.Text, "$") && !strings.ContainsAny(w.Text, " \t\n") {
 		return // "$1", "$CMD": the script is not in the file
 	}
 	src := []byte(w.Text)
 	sub := Parse(src, 0, len(src), Options{})
+	if accept != nil && !accept(sub, src) {
+		return
+	}
 	guard := s.Commands[parent].Guard
 	base := len(s.Commands)
 	for _, c := range sub.Commands {

@@ -154,8 +154,8 @@ type Script struct {
 	Commands []Command
 	Heredocs []Heredoc
 	// runners are the functions the script defines that run their argument as a command
-	// (see scriptRunners).
-	runners map[string]bool
+	// (see scriptRunners); defined are all the functions it defines.
+	runners, defined map[string]bool
 	// substLeft is how many more bytes of substitutions nested in substitutions may be lexed
 	// as commands (substitution).
 	substLeft int
@@ -235,11 +235,18 @@ func Parse(src []byte, start, end int, opts Options) *Script {
 // ParseInto lexes src[start:end] and appends its commands and heredocs to s.
 func ParseInto(s *Script, src []byte, start, end int, opts Options) {
 	first := len(s.Commands)
-	for name := range scriptRunners(src[max(0, start):min(end, len(src))]) {
+	runners, defined := scriptRunners(src[max(0, start):min(end, len(src))])
+	for name := range runners {
 		if s.runners == nil {
 			s.runners = map[string]bool{}
 		}
 		s.runners[name] = true
+	}
+	for name := range defined {
+		if s.defined == nil {
+			s.defined = map[string]bool{}
+		}
+		s.defined[name] = true
 	}
 	defer s.expandNested(first, 0)
 	s.substLeft += max(0, min(end, len(src))-max(0, start)) + 4096

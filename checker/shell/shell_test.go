@@ -469,3 +469,47 @@ func TestNestedSubstitutionsAllocateLinearly(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptRunnersIndirect: issue 21 item 6. A function that takes its script through shift
+// and a variable, or hands it to bash -c or to another runner, runs its argument; one that
+// prints it does not.
+func TestScriptRunnersIndirect(t *testing.T) {
+	src := []byte("run_remote() {\n  local node=$1\n  shift\n  local cmd=\"$*\"\n  ssh \"$node\" \"$cmd\"\n}\n" +
+		"on_all() { for n in a b; do run_remote \"$n\" \"$@\"; done; }\n" +
+		"local_run() { bash -c \"$1\"; }\n" +
+		"log() { echo \"$*\" >&2; }\n")
+	runners, defined := scriptRunners(src)
+	for _, name := range []string{"run_remote", "on_all", "local_run"} {
+		if !runners[name] {
+			t.Errorf("%s is not a runner", name)
+		}
+	}
+	if runners["log"] || !defined["log"] {
+		t.Errorf("log: runner %v, defined %v", runners["log"], defined["log"])
+	}
+}
+
+// TestNestedHeredocEscapes: issue 21 item 6. Escapes inside a double-quoted script (\", \$,
+// \\) shorten the text the nested lexer sees; the heredoc body still maps every byte to its
+// source offset.
+func TestNestedHeredocEscapes(t *testing.T) {
+	src := []byte("remote_exec n1 \"cat <<EOF > /etc/kp.yaml\nk: \\\"a\\\\b\\\" \\$x mode ipvs\nEOF\"\n")
+	s := ParseFile(DialectShell, src)
+	if len(s.Heredocs) != 1 {
+		t.Fatalf("heredocs: %+v", s.Heredocs)
+	}
+	h := s.Heredocs[0]
+	if want := "k: \"a\\b\" $x mode ipvs\n"; string(h.Body) != want {
+		t.Fatalf("body %q, want %q", h.Body, want)
+	}
+	for _, tok := range []string{"ipvs", "$x", "b"} {
+		i := bytes.Index(h.Body, []byte(tok))
+		o := h.Offs[i]
+		if got := string(src[o : o+1]); got != tok[:1] {
+			t.Errorf("%q maps to %d (%q)", tok, o, got)
+		}
+		if k := bytes.Index(src, []byte("ipvs\nEOF")); tok == "ipvs" && o != k {
+			t.Errorf("ipvs maps to %d, want %d", o, k)
+		}
+	}
+}
