@@ -282,7 +282,7 @@ func kp102Fixes(t *testing.T, stdout string) fixesReport {
 // declared cluster none of whose files is read does not give the run its version.
 func TestPartialRunTargetIgnoresEmptyDeclared(t *testing.T) {
 	dir := writeTree(t, map[string]string{
-		".kube-proxy-lint.yaml": "clusters:\n  - name: a\n    paths: [clusters/a]\n    version: \"1.34\"\n  - name: b\n    paths: [clusters/b]\n    version: \"1.39\"\n",
+		".kube-proxy-lint.yaml":      "clusters:\n  - name: a\n    paths: [clusters/a]\n    version: \"1.34\"\n  - name: b\n    paths: [clusters/b]\n    version: \"1.39\"\n",
 		"clusters/a/kube-proxy.yaml": "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
 		"clusters/b/kube-proxy.yaml": "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: iptables\n",
 	})
@@ -299,5 +299,40 @@ func TestPartialRunTargetIgnoresEmptyDeclared(t *testing.T) {
 	}
 	if rep.Target.Version != "1.34" {
 		t.Errorf("run target %q, want 1.34 (cluster b is not read)\n%s", rep.Target.Version, r.stdout)
+	}
+}
+
+// TestGlobBelow: declared cluster globs written for the configuration's directory, rebased to
+// a root below it.
+func TestGlobBelow(t *testing.T) {
+	for _, c := range []struct{ g, down, want string }{
+		{"clusters/a", "clusters/a", "**"},
+		{"clusters/a/**", "clusters/a", "**"},
+		{"clusters", "clusters/a", "**"},
+		{"clusters/*", "clusters/a", "**"},
+		{"clusters/a/kube-system", "clusters/a", "kube-system"},
+		{"/clusters/a/k/*.yaml", "clusters/a", "k/*.yaml"},
+		{"clusters/b", "clusters/a", neverMatches},
+		{"nodes", "clusters/a", neverMatches},
+		{"**/kube-system", "clusters/a", "**"},
+	} {
+		if got := globBelow(c.g, c.down); got != c.want {
+			t.Errorf("globBelow(%q, %q) = %q, want %q", c.g, c.down, got, c.want)
+		}
+	}
+}
+
+// TestDeclaredConfigAboveRoot: without a repository above the linted path, --config naming a
+// file further up still applies its declared clusters to the linted subtree, and the globs of
+// clusters outside it are no error.
+func TestDeclaredConfigAboveRoot(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"kpl.yaml":                   "clusters:\n  - name: a\n    paths: [clusters/a]\n    version: \"1.34\"\n  - name: b\n    paths: [clusters/b]\n",
+		"clusters/a/kube-proxy.yaml": "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
+		"clusters/b/kube-proxy.yaml": "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n",
+	})
+	r := runCLI(t, "", "--format", "json", "--config", filepath.Join(dir, "kpl.yaml"), filepath.Join(dir, "clusters", "a"))
+	if r.code == exitError || !strings.Contains(r.stdout, `"cluster": "a"`) || !strings.Contains(r.stdout, `"version": "1.34"`) {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
