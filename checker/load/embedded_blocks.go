@@ -109,9 +109,10 @@ func decodeBlocks(d *checker.Document) []checker.LoadProblem {
 	return probs
 }
 
-// exactScalarMap reports whether m maps every byte of scalar n's value to the source byte
-// it was read from: always for block scalars, and for quoted or plain strings whose escapes
-// (backslash escapes, doubled single quotes) and line folding the map resolves; a value the map could not align is not.
+// exactScalarMap reports whether m maps every byte of scalar n's value to the source byte it
+// was read from: always for block scalars, and for quoted or plain strings whose escapes
+// (backslash escapes, doubled single quotes) and line folding the map resolves; a value the
+// map could not align is not.
 func exactScalarMap(f *checker.File, n *yaml.Node, m *checker.OffsetMap) bool {
 	if m == nil {
 		return false
