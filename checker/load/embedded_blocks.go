@@ -33,7 +33,7 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 
 // decodeBlocks is decodeEmbeddedBlocks for any document, embedded ones included.
 func decodeBlocks(d *checker.Document) []checker.LoadProblem {
-	if d.Node == nil || d.Kind == "ConfigMap" || !d.Contains("KubeProxyConfiguration") {
+	if d.Node == nil || d.Kind == "ConfigMap" || !d.Contains("KubeProxyConfiguration") && !d.Contains("kubeadm.k8s.io/") {
 		return nil
 	}
 	// Kinds the decoder read before content-first discovery: without a kind (cloud-init,
@@ -63,8 +63,8 @@ func decodeBlocks(d *checker.Document) []checker.LoadProblem {
 			}
 		case yaml.ScalarNode:
 			// The content tests first: the path is formatted only for a configuration.
-			if len(p) == 0 || strings.IndexByte(n.Value, '\n') < 0 || !kpcRe.MatchString(n.Value) ||
-				!kpcAPIVersionRe.MatchString(n.Value) || done[p.String()] || isPatchPath(p) {
+			if len(p) == 0 || strings.IndexByte(n.Value, '\n') < 0 || !holdsConfig(n.Value) ||
+				done[p.String()] || isPatchPath(p) {
 				return
 			}
 			if stepScriptKeys[p[len(p)-1]] || len(p) >= 2 && stepListKeys[p[len(p)-2]] {
@@ -157,6 +157,17 @@ var blockKinds = map[string]bool{
 
 // kpcAPIVersionRe: a complete configuration names its apiVersion; a patch often does not.
 var kpcAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeproxy\.config\.k8s\.io/`)
+
+// kubeadmAPIVersionRe: a kubeadm configuration's apiVersion line.
+var kubeadmAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeadm\.k8s\.io/`)
+
+// holdsConfig reports whether a string looks like a whole KubeProxyConfiguration or a kubeadm
+// ClusterConfiguration (which writes kube-proxy's configuration): both the kind and the
+// apiVersion written as keys at the start of a line. Whether it is one is up to the parse.
+func holdsConfig(v string) bool {
+	return kpcRe.MatchString(v) && kpcAPIVersionRe.MatchString(v) ||
+		kubeadmClusterRe.MatchString(v) && kubeadmAPIVersionRe.MatchString(v)
+}
 
 // isPatchPath reports whether a field path goes through a patch list (kubeadmConfigPatches,
 // patches, configPatches): partial documents, not configurations.
