@@ -55,6 +55,16 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 			}
 		}
 	}
+	if inString && kpc == nil {
+		// cloud-init and Cluster API write the KubeProxyConfiguration as another file of the
+		// same document and append it to the kubeadm config before kubeadm init.
+		for _, o := range d.Parent.Embedded {
+			if o.Kind == "KubeProxyConfiguration" && o.File != d.File {
+				kpc = o
+				break
+			}
+		}
+	}
 	label := "kubeadm ClusterConfiguration in " + d.File.Outer().Path
 	if d.Parent != nil {
 		ref := d.Parent.Ref().String()
