@@ -16,18 +16,31 @@ import (
 // anywhere else than in a ConfigMap's data (decodeEmbedded handles those): cloud-init
 // write_files content, Butane storage.files contents.inline, an Ansible copy task's content,
 // a Helm values string, Cluster API kubeadmConfigSpec.files content (which
-// preKubeadmCommands append to the kubeadm config). The document lives in a virtual file
-// mapped to the scalar's lines, so findings point into the outer file, and it is an embedded
-// document of d (Parent, ParentPath).
+// preKubeadmCommands append to the kubeadm config), and any other object's string field
+// whatever key holds it (a Crossplane or custom resource's bootstrap configuration, an Argo
+// Application's helm.values). The document lives in a virtual file mapped to the scalar's
+// lines, so findings point into the outer file, and it is an embedded document of d (Parent,
+// ParentPath). Strings already decoded by a known path's decoder are left alone.
 func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
-	// Only documents without a kind (cloud-init, Butane, Ansible, Helm values) and Cluster
-	// API bootstrap objects: other Kubernetes and installer objects (kind's
-	// kubeadmConfigPatches, Talos) have their own decoders, and partial patches are not
-	// configurations.
-	if d.Kind != "" && !blockKinds[d.Kind] && !stepKinds[d.Kind] || d.Node == nil || d.File.Parent != nil && !d.File.Masked ||
-		!d.Contains("KubeProxyConfiguration") {
+	// ConfigMaps have their own decoder (data values), kind's patches and other patch lists
+	// are partial documents, not configurations (isPatchPath). The cheap content scan first:
+	// most documents hold no configuration at all.
+	if d.File.Parent != nil && !d.File.Masked {
 		return nil
 	}
+	return decodeBlocks(d)
+}
+
+// decodeBlocks is decodeEmbeddedBlocks for any document, embedded ones included.
+func decodeBlocks(d *checker.Document) []checker.LoadProblem {
+	if d.Node == nil || d.Kind == "ConfigMap" || !d.Contains("KubeProxyConfiguration") && !d.Contains("kubeadm.k8s.io/") {
+		return nil
+	}
+	// Kinds the decoder read before content-first discovery: without a kind (cloud-init,
+	// Butane, Ansible, Helm values), Cluster API bootstrap objects, CI steps. Other kinds'
+	// strings are only decoded when they parse cleanly into mappings (a description that
+	// quotes a configuration is not one).
+	known := d.Kind == "" || blockKinds[d.Kind] || stepKinds[d.Kind]
 	done := map[string]bool{}
 	for _, e := range d.Embedded {
 		done[e.ParentPath.String()] = true
@@ -50,8 +63,8 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 			}
 		case yaml.ScalarNode:
 			// The content tests first: the path is formatted only for a configuration.
-			if len(p) == 0 || strings.IndexByte(n.Value, '\n') < 0 || !kpcRe.MatchString(n.Value) ||
-				!kpcAPIVersionRe.MatchString(n.Value) || done[p.String()] || isPatchPath(p) {
+			if len(p) == 0 || strings.IndexByte(n.Value, '\n') < 0 || !holdsConfig(n.Value) ||
+				done[p.String()] || isPatchPath(p) {
 				return
 			}
 			if stepScriptKeys[p[len(p)-1]] || len(p) >= 2 && stepListKeys[p[len(p)-2]] {
@@ -62,19 +75,77 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 			if stepKinds[d.Kind] {
 				return
 			}
-			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
+			m := checker.ScalarOffsetMap(d.File, n)
+			if !exactScalarMap(d.File, n, m) {
+				// A quoted string whose escapes or folding cannot be mapped byte for byte:
+				// findings would point at the wrong place.
+				return
+			}
+			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: m}
 			inner.Lines = checker.NewLineIndex(inner.Content)
-			probs = append(probs, parseFile(inner)...)
+			ps := parseFile(inner)
+			if !known && (len(ps) > 0 || !allMappings(inner.Docs)) {
+				return
+			}
+			probs = append(probs, ps...)
 			for _, e := range inner.Docs {
 				e.Parent = d
 				e.ParentPath = append(checker.Path(nil), p...)
 				probs = append(probs, decodeDoc(e)...)
 				d.Embedded = append(d.Embedded, e)
+				if e.Kind == "" && e.File.EmbedDepth() < maxEmbedDepth {
+					// A values document in a string (an Argo CD Application's helm.values)
+					// whose own strings hold the configuration: decodeDoc leaves embedded
+					// files alone, so the walk goes on here.
+					n := len(e.Embedded)
+					probs = append(probs, decodeBlocks(e)...)
+					d.Embedded = append(d.Embedded, e.Embedded[n:]...)
+					e.Embedded = e.Embedded[:n]
+				}
 			}
 		}
 	}
 	walk(d.Node, make(checker.Path, 0, 16), 0)
 	return probs
+}
+
+// exactScalarMap reports whether m maps every byte of scalar n's value to the source byte it
+// was read from: always for block scalars, and for quoted or plain strings whose escapes
+// (backslash escapes, doubled single quotes) and line folding the map resolves; a value the
+// map could not align is not.
+func exactScalarMap(f *checker.File, n *yaml.Node, m *checker.OffsetMap) bool {
+	if m == nil {
+		return false
+	}
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return true
+	}
+	src, val := f.Content, n.Value
+	for j := 0; j < len(val); j++ {
+		o := m.Map(j)
+		if o < 0 || o >= len(src) {
+			return false
+		}
+		c := src[o]
+		switch {
+		case c == val[j]:
+		case c == '\\' && n.Style&yaml.DoubleQuotedStyle != 0:
+		case (c == '\n' || c == '\r') && (val[j] == ' ' || val[j] == '\n'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// allMappings reports whether there are documents and each is a mapping.
+func allMappings(docs []*checker.Document) bool {
+	for _, e := range docs {
+		if e.Node == nil || e.Node.Kind != yaml.MappingNode {
+			return false
+		}
+	}
+	return len(docs) > 0
 }
 
 // blockKinds are the kinds whose string fields may hold a whole KubeProxyConfiguration: Cluster
@@ -86,6 +157,17 @@ var blockKinds = map[string]bool{
 
 // kpcAPIVersionRe: a complete configuration names its apiVersion; a patch often does not.
 var kpcAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeproxy\.config\.k8s\.io/`)
+
+// kubeadmAPIVersionRe: a kubeadm configuration's apiVersion line.
+var kubeadmAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeadm\.k8s\.io/`)
+
+// holdsConfig reports whether a string looks like a whole KubeProxyConfiguration or a kubeadm
+// ClusterConfiguration (which writes kube-proxy's configuration): both the kind and the
+// apiVersion written as keys at the start of a line. Whether it is one is up to the parse.
+func holdsConfig(v string) bool {
+	return kpcRe.MatchString(v) && kpcAPIVersionRe.MatchString(v) ||
+		kubeadmClusterRe.MatchString(v) && kubeadmAPIVersionRe.MatchString(v)
+}
 
 // isPatchPath reports whether a field path goes through a patch list (kubeadmConfigPatches,
 // patches, configPatches): partial documents, not configurations.

@@ -34,14 +34,18 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 	if s, b, ok := boolSetting(d, checker.Path{"proxy", "disabled"}); ok && b {
 		ins.Disabled = s
 	}
-	if d.Parent != nil && ins.Disabled == nil {
+	// A configuration in another document's string (cloud-init write_files, a custom
+	// resource's field, a CI step's heredoc) is a kubeadm config file like any other; only the
+	// kubeadm-config ConfigMap's copy is a record.
+	inString := d.Parent != nil && d.Parent.Kind != "ConfigMap" && !isKindCluster(d.Parent)
+	if d.Parent != nil && !inString && ins.Disabled == nil {
 		// The kubeadm-config ConfigMap records the cluster's ClusterConfiguration, but kubeadm
 		// keeps kube-proxy's settings in the kube-proxy ConfigMap: on its own it says nothing
 		// about the mode, only whether kube-proxy is disabled.
 		return nil
 	}
 	var kpc *checker.Document
-	if d.Parent == nil {
+	if d.Parent == nil || inString {
 		for _, o := range d.File.Docs {
 			switch {
 			case o.Kind == "KubeProxyConfiguration" && kpc == nil:
@@ -51,9 +55,23 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 			}
 		}
 	}
+	if inString && kpc == nil {
+		// cloud-init and Cluster API write the KubeProxyConfiguration as another file of the
+		// same document and append it to the kubeadm config before kubeadm init.
+		for _, o := range d.Parent.Embedded {
+			if o.Kind == "KubeProxyConfiguration" && o.File != d.File {
+				kpc = o
+				break
+			}
+		}
+	}
 	label := "kubeadm ClusterConfiguration in " + d.File.Outer().Path
 	if d.Parent != nil {
-		label = "kubeadm ClusterConfiguration in " + d.Parent.Ref().String()
+		ref := d.Parent.Ref().String()
+		if ref == "" {
+			ref = "a string of " + d.File.Outer().Path
+		}
+		label = "kubeadm ClusterConfiguration in " + ref
 	}
 	if kpc != nil {
 		// The loader already made the document a standalone configuration instance: it

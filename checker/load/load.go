@@ -276,10 +276,11 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	if d.Kind == "GrafanaDashboard" {
 		probs = append(probs, decodeGrafanaDashboard(d)...)
 	}
-	probs = append(probs, decodeEmbeddedBlocks(d)...)
 	for _, dec := range docDecoders {
 		probs = append(probs, dec(d)...)
 	}
+	// After the known paths' decoders: the content-first walk only fills their gaps.
+	probs = append(probs, decodeEmbeddedBlocks(d)...)
 	return probs
 }
 
