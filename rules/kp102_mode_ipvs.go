@@ -31,6 +31,7 @@ var KP102 = &checker.Rule{
 }
 
 func runKP102(p *checker.Pass) error {
+	services := &kp102Services{}
 	for _, in := range p.Workspace.Instances {
 		if in.IsDisabled() {
 			continue
@@ -62,7 +63,7 @@ func runKP102(p *checker.Pass) error {
 			kp102Installer(p, in, m, sev, msg)
 			continue
 		}
-		reportSetting(p, in, m, sev, msg, kp102Fixes(p, in, m)...)
+		reportSetting(p, in, m, sev, msg, kp102Fixes(p, in, m, services)...)
 	}
 	return nil
 }
@@ -80,7 +81,7 @@ const (
 // cluster part of the same fix (kp102Companions): the twin of a kubeadm KubeProxyConfiguration
 // and the kube-proxy ConfigMap it writes, and nodePortAddresses where nftables narrows the
 // cluster's NodePorts.
-func kp102Fixes(p *checker.Pass, in *checker.Instance, m checker.Setting) []checker.Fix {
+func kp102Fixes(p *checker.Pass, in *checker.Instance, m checker.Setting, services *kp102Services) []checker.Fix {
 	var fixes []checker.Fix
 	for _, fx := range [][2]string{{checker.ModeNFTables, kp102FixNFTables}, {checker.ModeIPTables, kp102FixIPTables}} {
 		var fix checker.Fix
@@ -96,7 +97,7 @@ func kp102Fixes(p *checker.Pass, in *checker.Instance, m checker.Setting) []chec
 					fix.Edits = append(fix.Edits, carry...)
 					fix.Message += "; carry " + strings.Join(names, ", ")
 				}
-				fix = kp102Companions(p, in, fix, fx[0])
+				fix = kp102Companions(p, in, fix, fx[0], services)
 			}
 		}
 		if ok {
@@ -119,7 +120,7 @@ func kp102Fixes(p *checker.Pass, in *checker.Instance, m checker.Setting) []chec
 //
 // A companion whose edits cannot be combined with the fix's is left out: the fix stays
 // what it was, and the rules report what is left.
-func kp102Companions(p *checker.Pass, in *checker.Instance, fix checker.Fix, mode string) checker.Fix {
+func kp102Companions(p *checker.Pass, in *checker.Instance, fix checker.Fix, mode string, services *kp102Services) checker.Fix {
 	file := in.Config.File.Outer().Path
 	ws := p.Workspace
 	if ws.ClusterOf(file) == nil {
@@ -157,14 +158,8 @@ func kp102Companions(p *checker.Pass, in *checker.Instance, fix checker.Fix, mod
 	if mode != checker.ModeNFTables || !p.Target().AtLeast(31) {
 		return fix
 	}
-	idx := ws.NewScopeIndex()
-	services := map[*checker.Document]bool{}
-	for _, np := range ws.NodePorts() {
-		if idx.Same(file, np.Service.File.Outer().Path) {
-			services[np.Service] = true
-		}
-	}
-	if len(services) == 0 {
+	n := services.in(ws, file)
+	if n == 0 {
 		return fix
 	}
 	set := false
@@ -182,11 +177,11 @@ func kp102Companions(p *checker.Pass, in *checker.Instance, fix checker.Fix, mod
 		}
 	}
 	if set {
-		n := fmt.Sprintf("%d NodePort or LoadBalancer Services of this cluster then answer", len(services))
-		if len(services) == 1 {
-			n = "the NodePort or LoadBalancer Service of this cluster then answers"
+		what := fmt.Sprintf("%d NodePort or LoadBalancer Services of this cluster then answer", n)
+		if n == 1 {
+			what = "the NodePort or LoadBalancer Service of this cluster then answers"
 		}
-		fix.Message += `; set nodePortAddresses to ["primary"] (` + n + ` only on the node's primary IPs)`
+		fix.Message += `; set nodePortAddresses to ["primary"] (` + what + ` only on the node's primary IPs)`
 	}
 	return fix
 }
@@ -250,4 +245,27 @@ func combineEdits(edits, more []checker.TextEdit) ([]checker.TextEdit, bool) {
 // insideOf reports whether insertion a lies strictly inside the replaced text of b.
 func insideOf(a, b checker.TextEdit) bool {
 	return a.Pos.Offset == a.End.Offset && a.Pos.Offset > b.Pos.Offset && a.Pos.Offset < b.End.Offset
+}
+
+// kp102Services counts the NodePort and LoadBalancer Services of each scope class, found once
+// per run on first use (a run has thousands of Services and hundreds of ipvs fixes).
+type kp102Services struct {
+	idx     *checker.ScopeIndex
+	byClass map[string]int
+}
+
+// in returns how many Services are in the scope of file.
+func (s *kp102Services) in(ws *checker.Workspace, file string) int {
+	if s.idx == nil {
+		s.idx = ws.NewScopeIndex()
+		seen := map[*checker.Document]bool{}
+		s.byClass = map[string]int{}
+		for _, np := range ws.NodePorts() {
+			if !seen[np.Service] {
+				seen[np.Service] = true
+				s.byClass[s.idx.Class(np.Service.File.Outer().Path)]++
+			}
+		}
+	}
+	return s.byClass[s.idx.Class(file)]
 }
