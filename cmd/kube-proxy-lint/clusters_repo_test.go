@@ -302,26 +302,6 @@ func TestPartialRunTargetIgnoresEmptyDeclared(t *testing.T) {
 	}
 }
 
-// TestGlobBelow: declared cluster globs written for the configuration's directory, rebased to
-// a root below it.
-func TestGlobBelow(t *testing.T) {
-	for _, c := range []struct{ g, down, want string }{
-		{"clusters/a", "clusters/a", "**"},
-		{"clusters/a/**", "clusters/a", "**"},
-		{"clusters", "clusters/a", "**"},
-		{"clusters/*", "clusters/a", "**"},
-		{"clusters/a/kube-system", "clusters/a", "kube-system"},
-		{"/clusters/a/k/*.yaml", "clusters/a", "k/*.yaml"},
-		{"clusters/b", "clusters/a", neverMatches},
-		{"nodes", "clusters/a", neverMatches},
-		{"**/kube-system", "clusters/a", "**"},
-	} {
-		if got := globBelow(c.g, c.down); got != c.want {
-			t.Errorf("globBelow(%q, %q) = %q, want %q", c.g, c.down, got, c.want)
-		}
-	}
-}
-
 // TestDeclaredConfigAboveRoot: without a repository above the linted path, --config naming a
 // file further up still applies its declared clusters to the linted subtree, and the globs of
 // clusters outside it are no error.

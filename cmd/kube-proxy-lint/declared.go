@@ -1,9 +1,7 @@
 package main
 
 import (
-	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/config"
@@ -30,14 +28,8 @@ func declaredClusters(conf *config.Config, paths []string, root string, whole bo
 			}
 			if down, err := filepath.Rel(d, base); err == nil && down != "." && filepath.IsLocal(down) {
 				// The root lies below the file's directory (no repository above the linted
-				// path, --config naming a file further up): the globs are written for the
-				// file's directory, so they are rebased down to the root, and the run reads
-				// part of their tree.
-				for i := range declared {
-					for j, g := range declared[i].Paths {
-						declared[i].Paths[j] = globBelow(g, filepath.ToSlash(down))
-					}
-				}
+				// path, --config naming a file further up): DeclaredClusters rebased the
+				// globs down to it, and the run reads part of their tree.
 				return declared, true
 			}
 		}
@@ -58,28 +50,4 @@ func declaredClusters(conf *config.Config, paths []string, root string, whole bo
 		}
 	}
 	return declared, true
-}
-
-// neverMatches is a glob no path matches (no file name holds a NUL byte).
-const neverMatches = "\x00"
-
-// globBelow rebases cluster glob g, relative to a directory, to its subdirectory down: the
-// part of g that names down is consumed ("clusters/a/**" below clusters/a is "**"; a glob
-// naming down or a directory above it is "**"); a glob that names no path under down never
-// matches.
-func globBelow(g, down string) string {
-	gs := strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(g, "/"), "./"), "/"), "/")
-	ds := strings.Split(down, "/")
-	for i, d := range ds {
-		if i == len(gs) || gs[i] == "**" {
-			return "**"
-		}
-		if ok, err := path.Match(gs[i], d); err != nil || !ok {
-			return neverMatches
-		}
-	}
-	if len(gs) == len(ds) {
-		return "**"
-	}
-	return strings.Join(gs[len(ds):], "/")
 }

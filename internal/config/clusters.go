@@ -1,6 +1,8 @@
 package config
 
 import (
+	"path"
+	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -104,12 +106,16 @@ func (c *Config) DeclaredClusters(root string) []cluster.Declared {
 	if c == nil || len(c.Clusters) == 0 {
 		return nil
 	}
-	prefix := c.prefix(root)
+	prefix, down := c.prefix(root), c.below(root)
 	out := make([]cluster.Declared, 0, len(c.Clusters))
 	for _, e := range c.Clusters {
 		d := cluster.Declared{Name: e.Name, Pos: e.Pos, PathPos: e.PathPos}
 		for _, g := range e.Paths {
-			d.Paths = append(d.Paths, clusterGlob(prefix, g))
+			if down != "" {
+				d.Paths = append(d.Paths, globBelow(g, down))
+			} else {
+				d.Paths = append(d.Paths, clusterGlob(prefix, g))
+			}
 		}
 		if e.Version != "" {
 			if v, err := checker.ParseVersion(e.Version); err == nil {
@@ -133,4 +139,46 @@ func clusterGlob(prefix, g string) string {
 		return g
 	}
 	return prefix + "/" + g
+}
+
+// below returns where root lies below the file's directory (slash-separated), "" when it
+// does not (no repository above the linted path and a file further up named by --config).
+func (c *Config) below(root string) string {
+	if c.Path == "" || root == "" {
+		return ""
+	}
+	dir, err1 := filepath.Abs(filepath.Dir(c.Path))
+	r, err2 := filepath.Abs(root)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	down, err := filepath.Rel(dir, r)
+	if err != nil || down == "." || !filepath.IsLocal(down) {
+		return ""
+	}
+	return filepath.ToSlash(down)
+}
+
+// neverMatches is a glob no path matches (no file name holds a NUL byte).
+const neverMatches = "\x00"
+
+// globBelow rebases cluster glob g, relative to a directory, to its subdirectory down: the
+// part of g that names down is consumed ("clusters/a/**" below clusters/a is "**"; a glob
+// naming down or a directory above it is "**"); a glob that names no path under down never
+// matches.
+func globBelow(g, down string) string {
+	gs := strings.Split(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(g, "/"), "./"), "/"), "/")
+	ds := strings.Split(down, "/")
+	for i, d := range ds {
+		if i == len(gs) || gs[i] == "**" {
+			return "**"
+		}
+		if ok, err := path.Match(gs[i], d); err != nil || !ok {
+			return neverMatches
+		}
+	}
+	if len(gs) == len(ds) {
+		return "**"
+	}
+	return strings.Join(gs[len(ds):], "/")
 }
