@@ -247,3 +247,15 @@ func scalarText(d *checker.Document, v *yaml.Node) (string, bool) {
 	}
 	return s, true
 }
+
+// isKubeProxyConfigMap reports whether d is the kube-system/kube-proxy ConfigMap (a manifest
+// without a namespace counts: it is applied to kube-system).
+func isKubeProxyConfigMap(d *checker.Document) bool {
+	return d.Kind == "ConfigMap" && d.Name == "kube-proxy" && (d.Namespace == "kube-system" || d.Namespace == "")
+}
+
+// isConfigMapConf reports whether embedded document e is a KubeProxyConfiguration written in
+// a ConfigMap's data.config.conf; callers check the ConfigMap (isKubeProxyConfigMap).
+func isConfigMapConf(e *checker.Document) bool {
+	return e.Kind == "KubeProxyConfiguration" && e.ParentPath.String() == "data.config.conf"
+}

@@ -194,8 +194,7 @@ func kp102TwinRole(d *checker.Document) string {
 		return ""
 	}
 	if parent := d.Parent; parent != nil {
-		if parent.Kind == "ConfigMap" && parent.Name == "kube-proxy" && (parent.Namespace == "kube-system" || parent.Namespace == "") &&
-			d.ParentPath.String() == "data.config.conf" {
+		if isKubeProxyConfigMap(parent) && isConfigMapConf(d) {
 			return "configmap"
 		}
 		return ""

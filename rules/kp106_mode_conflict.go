@@ -118,9 +118,9 @@ func kp106Kubeadm(p *checker.Pass) {
 			case d.Kind == "InitConfiguration" && kp106SkipsProxy(d):
 				skip = true
 			}
-			if d.Kind == "ConfigMap" && d.Name == "kube-proxy" && (d.Namespace == "kube-system" || d.Namespace == "") {
+			if isKubeProxyConfigMap(d) {
 				for _, e := range d.Embedded {
-					if e.Kind == "KubeProxyConfiguration" && e.ParentPath.String() == "data.config.conf" {
+					if isConfigMapConf(e) {
 						cms = append(cms, kp106Source{doc: e})
 					}
 				}

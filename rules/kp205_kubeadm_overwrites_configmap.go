@@ -47,11 +47,11 @@ func runKP205(p *checker.Pass) error {
 		return nil
 	}
 	for _, d := range p.Workspace.Docs {
-		if d.Kind != "ConfigMap" || d.Parent != nil || d.Name != "kube-proxy" || (d.Namespace != "kube-system" && d.Namespace != "") {
+		if d.Parent != nil || !isKubeProxyConfigMap(d) {
 			continue
 		}
 		for _, e := range d.Embedded {
-			if e.Kind != "KubeProxyConfiguration" || e.ParentPath.String() != "data.config.conf" {
+			if !isConfigMapConf(e) {
 				continue
 			}
 			for _, ka := range kubeadms {
