@@ -96,6 +96,19 @@ type TextEdit struct {
 	NewText string   `json:"newText"`
 }
 
+// Overlaps reports whether two edits of one file cannot both apply: their spans intersect,
+// an insertion lies inside the other's span, or both insert at one place. An edit never
+// overlaps itself.
+func (e TextEdit) Overlaps(o TextEdit) bool {
+	if e == o {
+		return false
+	}
+	if e.Pos.Offset == e.End.Offset && o.Pos.Offset == o.End.Offset {
+		return e.Pos.Offset == o.Pos.Offset
+	}
+	return e.Pos.Offset < o.End.Offset && o.Pos.Offset < e.End.Offset
+}
+
 // Fingerprint is a position-independent identity of the finding: rule, file, object and field
 // path, or for a finding without a path (a command-line flag in a script or unit) the text it
 // points at. It survives edits that move the finding to another line, and it never includes

@@ -229,8 +229,7 @@ func combineEdits(edits, more []checker.TextEdit) ([]checker.TextEdit, bool) {
 				merged = true
 				break
 			}
-			if o.Pos.Offset < e.End.Offset && e.Pos.Offset < o.End.Offset ||
-				insideOf(e, o) || insideOf(o, e) {
+			if o.Overlaps(e) {
 				return edits, false
 			}
 		}
@@ -239,11 +238,6 @@ func combineEdits(edits, more []checker.TextEdit) ([]checker.TextEdit, bool) {
 		}
 	}
 	return out, true
-}
-
-// insideOf reports whether insertion a lies strictly inside the replaced text of b.
-func insideOf(a, b checker.TextEdit) bool {
-	return a.Pos.Offset == a.End.Offset && a.Pos.Offset > b.Pos.Offset && a.Pos.Offset < b.End.Offset
 }
 
 // kp102Services counts the NodePort and LoadBalancer Services of each scope class, found once

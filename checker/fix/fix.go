@@ -472,15 +472,7 @@ func (l *Lint) position(name string, off int) checker.Position {
 // byte, an insertion falls strictly inside the other's range, or both insert different text
 // at the same place (their order would be a guess). Identical edits do not overlap: the same
 // edit offered by two fixes is applied once.
-func overlaps(a, b checker.TextEdit) bool {
-	if a == b {
-		return false
-	}
-	if a.Pos.Offset == a.End.Offset && b.Pos.Offset == b.End.Offset {
-		return a.Pos.Offset == b.Pos.Offset
-	}
-	return a.Pos.Offset < b.End.Offset && b.Pos.Offset < a.End.Offset
-}
+func overlaps(a, b checker.TextEdit) bool { return a.Overlaps(b) }
 
 // applyEdits applies the edits of one file, writing inserted line ends the way the file
 // writes its own (CRLF files stay CRLF).
