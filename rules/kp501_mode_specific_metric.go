@@ -49,12 +49,12 @@ func runKP501(p *checker.Pass) error {
 		p := p.At(d.File.Outer().Path)
 		var queries []kp501Query
 		for _, g := range ruleGroups(d) {
-			for _, r := range g.rules {
+			for _, r := range g.Rules {
 				effect := "the recording rule records nothing"
-				if r.alert != "" {
-					effect = "alert " + r.alert + " never fires"
+				if r.Alert != "" {
+					effect = "alert " + r.Alert + " never fires"
 				}
-				queries = append(queries, kp501Query{promExpr: r.expr, effect: effect})
+				queries = append(queries, kp501Query{promExpr: r.Expr, effect: effect})
 			}
 		}
 		for _, e := range dashboardExprs(d) {
@@ -68,7 +68,7 @@ func runKP501(p *checker.Pass) error {
 			continue
 		}
 		for _, q := range queries {
-			refs := promMetricRefs(q.node.Value)
+			refs := promMetricRefs(q.Node.Value)
 			for _, ref := range refs {
 				if ref.InAbsent {
 					// absent(x) of a missing metric fires: the guard KP502 asks for.
@@ -125,9 +125,9 @@ func kp501Ref(p *checker.Pass, q kp501Query, ref promRef, all []promRef, scoped 
 		pos, end, exact = q.at(ref.From, ref.To)
 		f = checker.Finding{Message: msg, Pos: pos, End: end, Related: modeRelated(in, p.Target())}
 	} else {
-		pos, end = q.doc.SubPos(q.node, ref.From, ref.To)
+		pos, end = q.Doc.SubPos(q.Node, ref.From, ref.To)
 		exact = end.Offset-pos.Offset == len(ref.Name)
-		f = checker.Finding{Message: msg, Pos: pos, End: end, Object: q.doc.Ref(), Path: q.path, Related: modeRelated(in, p.Target())}
+		f = checker.Finding{Message: msg, Pos: pos, End: end, Object: q.Doc.Ref(), Path: q.Path, Related: modeRelated(in, p.Target())}
 	}
 	// A replacement is safe only when no kube-proxy in scope still exports the metric and
 	// every one that does not runs in the same mode.

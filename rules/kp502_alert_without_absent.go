@@ -30,17 +30,17 @@ func runKP502(p *checker.Pass) error {
 		}
 		for _, g := range ruleGroups(d) {
 			guarded := map[string]bool{}
-			refs := make([][]promRef, len(g.rules))
-			for i, r := range g.rules {
-				refs[i] = promMetricRefs(r.expr.node.Value)
+			refs := make([][]promRef, len(g.Rules))
+			for i, r := range g.Rules {
+				refs[i] = promMetricRefs(r.Expr.Node.Value)
 				for _, ref := range refs[i] {
 					if ref.InAbsent {
 						guarded[ref.Name] = true
 					}
 				}
 			}
-			for i, r := range g.rules {
-				if r.alert == "" {
+			for i, r := range g.Rules {
+				if r.Alert == "" {
 					continue
 				}
 				seen := map[string]bool{}
@@ -51,12 +51,12 @@ func runKP502(p *checker.Pass) error {
 					}
 					seen[ref.Name] = true
 					group := ""
-					if g.name != "" {
-						group = " " + g.name
+					if g.Name != "" {
+						group = " " + g.Name
 					}
-					msg := fmt.Sprintf("alert %s uses %s, which only %s exports, and no rule in group%s checks absent(%s): if the metric disappears the alert stays silently green", r.alert, ref.Name, m.modesText(), group, ref.Name)
-					pos, end := r.expr.doc.SubPos(r.expr.node, ref.From, ref.To)
-					p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: r.expr.doc.Ref(), Path: r.expr.path})
+					msg := fmt.Sprintf("alert %s uses %s, which only %s exports, and no rule in group%s checks absent(%s): if the metric disappears the alert stays silently green", r.Alert, ref.Name, m.modesText(), group, ref.Name)
+					pos, end := r.Expr.Doc.SubPos(r.Expr.Node, ref.From, ref.To)
+					p.Report(checker.Finding{Message: msg, Pos: pos, End: end, Object: r.Expr.Doc.Ref(), Path: r.Expr.Path})
 				}
 			}
 		}

@@ -3,8 +3,6 @@ package rules
 import (
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -100,121 +98,23 @@ func (m *proxyMetric) modesText() string {
 	return s
 }
 
-// promExpr is one PromQL expression in a document.
-type promExpr struct {
-	doc  *checker.Document
-	node *yaml.Node
-	path checker.Path
-}
+// The metric facts of a document (checker/metricfacts.go).
+type (
+	promExpr  = checker.PromExpr
+	ruleGroup = checker.RuleGroup
+)
 
-// ruleGroup is a Prometheus rule group.
-type ruleGroup struct {
-	doc   *checker.Document
-	name  string
-	rules []promRule
-}
-
-// promRule is an alerting or recording rule.
-type promRule struct {
-	alert string
-	expr  promExpr
-}
-
-// maxWalkDepth bounds the recursive searches through documents.
-const maxWalkDepth = 64
-
-// ruleGroups finds the Prometheus rule groups of a document wherever they sit: a rule file's
-// top-level groups, a PrometheusRule's spec.groups, a chart's values. A group is a mapping
-// with a rules list whose entries have expr and alert or record. KP501 and KP502 share one
-// walk per document.
+// ruleGroups returns the Prometheus rule groups of a document (checker.FindRuleGroups),
+// found once per document: KP501 and KP502 share one walk.
 func ruleGroups(d *checker.Document) []ruleGroup {
-	return d.File.Memo(ruleGroupsKey{d}, func() any { return findRuleGroups(d) }).([]ruleGroup)
+	return d.File.Memo(ruleGroupsKey{d}, func() any { return checker.FindRuleGroups(d) }).([]ruleGroup)
 }
 
 // ruleGroupsKey memoizes ruleGroups of a document (File.Memo).
 type ruleGroupsKey struct{ d *checker.Document }
 
-func findRuleGroups(d *checker.Document) []ruleGroup {
-	var out []ruleGroup
-	checker.WalkNodes(d.Node, nil, maxWalkDepth, func(path checker.Path, n *yaml.Node) bool {
-		if path.Last() == "groups" && n.Kind == yaml.SequenceNode {
-			if gs := groupsOf(d, n, path); len(gs) > 0 {
-				out = append(out, gs...)
-				return false
-			}
-		}
-		return true
-	})
-	return out
-}
-
-func groupsOf(d *checker.Document, seq *yaml.Node, path checker.Path) []ruleGroup {
-	var out []ruleGroup
-	for i, g := range seq.Content {
-		_, rs := checker.LookupNode(g, checker.Path{"rules"})
-		if rs == nil || rs.Kind != yaml.SequenceNode {
-			continue
-		}
-		_, name := checker.LookupNode(g, checker.Path{"name"})
-		grp := ruleGroup{doc: d}
-		if name != nil {
-			grp.name = name.Value
-		}
-		for j, r := range rs.Content {
-			_, expr := checker.LookupNode(r, checker.Path{"expr"})
-			_, alert := checker.LookupNode(r, checker.Path{"alert"})
-			_, record := checker.LookupNode(r, checker.Path{"record"})
-			if expr == nil || expr.Kind != yaml.ScalarNode || (alert == nil && record == nil) {
-				continue
-			}
-			pr := promRule{expr: promExpr{doc: d, node: expr, path: path.Append(i, "rules", j, "expr")}}
-			if alert != nil {
-				pr.alert = alert.Value
-			}
-			grp.rules = append(grp.rules, pr)
-		}
-		if len(grp.rules) > 0 {
-			out = append(out, grp)
-		}
-	}
-	return out
-}
-
-// dashboardExprs finds the queries of a Grafana dashboard: the expr of every panel target
-// (targets[].expr, at any depth: rows, nested panels, library panels) and the query of
-// templating variables.
-func dashboardExprs(d *checker.Document) []promExpr {
-	var out []promExpr
-	checker.WalkNodes(d.Node, nil, maxWalkDepth, func(path checker.Path, n *yaml.Node) bool {
-		switch {
-		case path.Last() == "targets" && n.Kind == yaml.SequenceNode:
-			for j, t := range n.Content {
-				if _, e := checker.LookupNode(t, checker.Path{"expr"}); e != nil && e.Kind == yaml.ScalarNode {
-					out = append(out, promExpr{doc: d, node: e, path: path.Append(j, "expr")})
-				}
-			}
-			return false
-		case path.Last() == "templating" && n.Kind == yaml.MappingNode:
-			_, list := checker.LookupNode(n, checker.Path{"list"})
-			if list != nil && list.Kind == yaml.SequenceNode {
-				for j, t := range list.Content {
-					q := path.Append("list", j, "query")
-					_, e := checker.LookupNode(t, checker.Path{"query"})
-					if e != nil && e.Kind == yaml.MappingNode {
-						_, e = checker.LookupNode(e, checker.Path{"query"})
-						q = q.Append("query")
-					}
-					if e != nil && e.Kind == yaml.ScalarNode {
-						out = append(out, promExpr{doc: d, node: e, path: q})
-					}
-				}
-			}
-			return false
-		}
-		return true
-	})
-	return out
-}
+// dashboardExprs returns the queries of a Grafana dashboard (checker.DashboardQueries).
+func dashboardExprs(d *checker.Document) []promExpr { return checker.DashboardQueries(d) }
 
 // mayHoldProxyMetric is a cheap pre-check: documents that never mention kubeproxy_ are
 // skipped without a walk. It searches each file once, not once per document.

@@ -104,9 +104,18 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 		// that is not an error in the file, only in our reading of it.
 		return &checker.LoadProblem{Pos: pos, Message: fmt.Sprintf("cannot decode %s: %s", d.Kind, msg), Manifest: !d.File.Outer().Templated, Document: d}
 	}
-	d.Object = obj
+	if readTyped[d.Kind] {
+		d.Object = obj
+	}
 	return nil
 }
+
+// readTyped are the kinds whose typed object (checker.Document.Object) some rule reads:
+// Services (their node ports, checker.Workspace.NodePorts) and kube-proxy configurations.
+// The other known kinds are decoded for their problems and field issues only; their objects
+// were a tenth of a large run's heap and are not kept (issue 24). A rule that starts reading
+// one adds its kind here.
+var readTyped = map[string]bool{"Service": true, "KubeProxyConfiguration": true}
 
 // jsonFieldPath turns encoding/json's dotted field ("spec.template.spec.containers.args")
 // into a path, resolving sequence indices by walking the node tree to the first match.

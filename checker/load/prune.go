@@ -82,6 +82,7 @@ func prune(f *checker.File) {
 		d.Object = nil
 		d.Pruned = true
 	}
+	keepMetricFacts(f)
 }
 
 func mentions(b []byte, words [][]byte) bool {

@@ -62,8 +62,12 @@ spec:
 		if web.Pruned == keep {
 			t.Errorf("KeepTrees=%v: web pruned=%v", keep, web.Pruned)
 		}
-		if agent.Pruned || svc.Pruned || agent.Object == nil || svc.Object == nil {
-			t.Errorf("KeepTrees=%v: the host-network Deployment and the Service must keep their trees and objects", keep)
+		if _, spec := agent.Lookup([]string{"spec", "template", "spec", "hostNetwork"}); agent.Pruned || svc.Pruned || spec == nil || svc.Object == nil {
+			t.Errorf("KeepTrees=%v: the host-network Deployment and the Service must keep their trees, the Service its object", keep)
+		}
+		if agent.Object != nil {
+			// No rule reads a Deployment's typed object (decode.go, readTyped).
+			t.Errorf("KeepTrees=%v: the Deployment's typed object is kept", keep)
 		}
 		if web.Pruned {
 			if _, n := web.Lookup([]string{"spec"}); n != nil || web.Object != nil {

@@ -1,0 +1,207 @@
+package load
+
+import (
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// Metric facts (issue 24, first phase of "facts, not trees"). Prometheus rule groups and
+// Grafana dashboards were a third of the node trees a large repository keeps for its rules,
+// yet the rules read only their queries: KP501 and KP502 read the expr of each alerting or
+// recording rule with its alert name, record key and group name, and the queries of dashboard
+// panels and templating variables (checker.FindRuleGroups, checker.DashboardQueries). Once a
+// file is decoded, the loader extracts those facts and keeps of the tree only the nodes they
+// name and the paths to them: labels, annotations, panel layout and the like are dropped. The
+// query nodes themselves are kept (positions, fixes and messages are computed from them as
+// before), and a sequence keeps its length (a dropped element is an empty mapping), so every
+// field path stays what it was.
+//
+// This is safe for the other rules by the argument of pruning (prune.go): nothing dropped may
+// name one of pruneKeep's words, which are what every rule looks for; a document that does
+// keeps its tree. The document's top-level keys are all kept (installer, inventory and version
+// detection read them), as are its metadata. Documents with anchors or aliases keep their
+// trees. Before it drops anything the loader extracts the facts again from the reduced tree
+// and keeps the reduction only when they are the same nodes at the same paths.
+
+// keepMetricFacts reduces the metric documents of f to their facts (see above).
+func keepMetricFacts(f *checker.File) {
+	for _, d := range f.Docs {
+		own := d.File == f || d.File.Masked && d.File.Parent == f
+		if !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 || d.Node == nil || d.Node.Kind != yaml.MappingNode ||
+			(d.Kind != "" && d.Kind != "PrometheusRule") {
+			continue
+		}
+		groups, queries := checker.FindRuleGroups(d), checker.DashboardQueries(d)
+		if len(groups) == 0 && len(queries) == 0 {
+			continue
+		}
+		root := &factTrie{}
+		for _, g := range groups {
+			for _, r := range g.Rules {
+				p := r.Expr.Path // ...groups.i.rules.j.expr
+				rule, group := p[:len(p)-1], p[:len(p)-3]
+				root.leaf(p)
+				root.leaf(rule.Append("alert"))
+				root.leaf(rule.Append("record"))
+				root.leaf(group.Append("name"))
+			}
+		}
+		for _, q := range queries {
+			p := q.Path
+			if n := len(p); n >= 2 && p[n-1] == "query" && p[n-2] == "query" {
+				p = p[:n-1] // a templating variable's query object: kept whole
+			}
+			root.leaf(p)
+		}
+		r := reducer{}
+		skel := r.reduce(d.Node, root, true)
+		if r.keep || !sameFacts(d, skel, groups, queries) {
+			continue
+		}
+		d.DropGeneric()
+		d.Node = skel
+	}
+}
+
+// factTrie is the set of field paths to keep: leaf marks a node kept whole.
+type factTrie struct {
+	kids  map[string]*factTrie
+	whole bool
+}
+
+// leaf adds path p, kept whole.
+func (t *factTrie) leaf(p checker.Path) {
+	for _, e := range p {
+		if t.whole {
+			return
+		}
+		if t.kids == nil {
+			t.kids = map[string]*factTrie{}
+		}
+		k := t.kids[e]
+		if k == nil {
+			k = &factTrie{}
+			t.kids[e] = k
+		}
+		t = k
+	}
+	t.whole, t.kids = true, nil
+}
+
+// reducer builds the reduced tree; keep is set when the document must keep its tree.
+type reducer struct {
+	keep bool
+	stub *yaml.Node
+}
+
+// reduce returns n reduced to the paths of t. At the top level every key is kept.
+func (r *reducer) reduce(n *yaml.Node, t *factTrie, top bool) *yaml.Node {
+	if r.keep || n.Anchor != "" || n.Kind == yaml.AliasNode {
+		r.keep = true
+		return n
+	}
+	if t.whole {
+		r.check(n, true)
+		return n
+	}
+	out := *n
+	out.Content = nil
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			switch kid := t.kids[k.Value]; {
+			case kid != nil:
+				out.Content = append(out.Content, k, r.reduce(v, kid, false))
+			case top:
+				r.check(k, true)
+				r.check(v, true)
+				out.Content = append(out.Content, k, v)
+			default:
+				r.check(k, false)
+				r.check(v, false)
+			}
+		}
+	case yaml.SequenceNode:
+		out.Content = make([]*yaml.Node, len(n.Content))
+		for i, c := range n.Content {
+			if kid := t.kids[strconv.Itoa(i)]; kid != nil {
+				out.Content[i] = r.reduce(c, kid, false)
+				continue
+			}
+			r.check(c, false)
+			if r.stub == nil {
+				r.stub = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			}
+			out.Content[i] = r.stub
+		}
+	default:
+		r.keep = true // a path through a scalar: not the shape the facts come from
+		return n
+	}
+	return &out
+}
+
+// check looks at a subtree that is kept whole (kept) or dropped: any anchor or alias keeps
+// the document's tree, and so does a dropped scalar that names one of pruneKeep's words.
+func (r *reducer) check(n *yaml.Node, kept bool) {
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		if r.keep || n == nil {
+			return
+		}
+		if n.Anchor != "" || n.Kind == yaml.AliasNode || depth > 10000 {
+			r.keep = true
+			return
+		}
+		if n.Kind == yaml.ScalarNode {
+			if !kept && mentionsString(n.Value, pruneKeep) {
+				r.keep = true
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+}
+
+func mentionsString(s string, words [][]byte) bool {
+	for _, w := range words {
+		if strings.Contains(s, string(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameFacts reports whether the reduced tree skel of d gives the facts of d's tree.
+func sameFacts(d *checker.Document, skel *yaml.Node, groups []checker.RuleGroup, queries []checker.PromExpr) bool {
+	sd := &checker.Document{File: d.File, Index: d.Index, Node: skel}
+	g2, q2 := checker.FindRuleGroups(sd), checker.DashboardQueries(sd)
+	if len(g2) != len(groups) || len(q2) != len(queries) {
+		return false
+	}
+	same := func(a, b checker.PromExpr) bool { return a.Node == b.Node && a.Path.String() == b.Path.String() }
+	for i, g := range groups {
+		if g2[i].Name != g.Name || len(g2[i].Rules) != len(g.Rules) {
+			return false
+		}
+		for j, r := range g.Rules {
+			if g2[i].Rules[j].Alert != r.Alert || !same(g2[i].Rules[j].Expr, r.Expr) {
+				return false
+			}
+		}
+	}
+	for i, q := range queries {
+		if !same(q2[i], q) {
+			return false
+		}
+	}
+	return true
+}

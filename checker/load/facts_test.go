@@ -1,0 +1,133 @@
+package load
+
+import (
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// TestKeepMetricFacts: a PrometheusRule and a Grafana dashboard keep their queries (the same
+// nodes at the same paths, with alert names, record keys and group names), their metadata and
+// top-level keys, and lose the rest; one whose dropped part names a word a rule looks for, or
+// that has an anchor, keeps its whole tree.
+func TestKeepMetricFacts(t *testing.T) {
+	const rule = `apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: rules
+  labels: {team: web}
+spec:
+  groups:
+  - name: web
+    rules:
+    - alert: Down
+      expr: up == 0
+      for: 5m
+      annotations:
+        summary: "{{ $labels.instance }} is down"
+  - name: proxy
+    rules:
+    - record: sync:rate
+      expr: rate(kubeproxy_sync_proxy_rules_duration_seconds_count[5m])
+      labels: {severity: info}
+`
+	const dashboard = `{
+  "title": "web",
+  "uid": "abc",
+  "panels": [
+    {"id": 1, "type": "text", "gridPos": {"h": 1}},
+    {"id": 2, "title": "sync", "targets": [{"expr": "kubeproxy_sync_proxy_rules_last_timestamp_seconds", "legendFormat": "{{instance}}", "refId": "A"}]}
+  ],
+  "templating": {"list": [{"name": "node", "query": {"query": "label_values(up, node)", "refId": "B"}, "hide": 0}]}
+}
+`
+	tests := []struct {
+		name, file, src string
+		reduced         bool
+		gone, kept      []checker.Path
+	}{
+		{name: "rule", file: "rule.yaml", src: rule, reduced: true,
+			gone: []checker.Path{checker.P("spec", "groups", 0, "rules", 0, "for"), checker.P("spec", "groups", 0, "rules", 0, "annotations"),
+				checker.P("spec", "groups", 1, "rules", 0, "labels")},
+			kept: []checker.Path{checker.P("metadata", "labels", "team"), checker.P("spec", "groups", 1, "name"),
+				checker.P("spec", "groups", 0, "rules", 0, "alert"), checker.P("spec", "groups", 1, "rules", 0, "record")}},
+		{name: "dashboard", file: "dash.json", src: dashboard, reduced: true,
+			gone: []checker.Path{checker.P("panels", 0, "id"), checker.P("panels", 1, "targets", 0, "legendFormat"), checker.P("templating", "list", 0, "name")},
+			kept: []checker.Path{checker.P("title"), checker.P("uid"), checker.P("templating", "list", 0, "query", "refId")}},
+		{name: "a dropped word", file: "rule.yaml", src: rule + "      annotations: {runbook: check iptables}\n"},
+		{name: "an anchor", file: "rule.yaml", src: rule + "      annotations: &a {x: y}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			whole := Bytes(tt.file, []byte(tt.src), nil).Docs[0]
+			f, probs := readAndParse(t.Context(), input{name: tt.file, content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
+			if len(probs) > 0 || f == nil {
+				t.Fatalf("load: %v", probs)
+			}
+			prune(f)
+			d := f.Docs[0]
+			if got := d.Node != whole.Node && countNodes(d.Node) < countNodes(whole.Node); got != tt.reduced {
+				t.Fatalf("reduced = %v, want %v", got, tt.reduced)
+			}
+			for _, p := range tt.gone {
+				if !d.Has(p) == !tt.reduced || !whole.Has(p) {
+					t.Errorf("%s: present %v in the reduced tree, %v in the whole tree", p, d.Has(p), whole.Has(p))
+				}
+			}
+			for _, p := range tt.kept {
+				if !d.Has(p) {
+					t.Errorf("%s: dropped", p)
+				}
+			}
+			// The facts are those of the whole tree: same queries, positions and paths.
+			sameQueries(t, checker.FindRuleGroups(d), checker.FindRuleGroups(whole), checker.DashboardQueries(d), checker.DashboardQueries(whole))
+		})
+	}
+}
+
+func sameQueries(t *testing.T, g1, g2 []checker.RuleGroup, q1, q2 []checker.PromExpr) {
+	t.Helper()
+	var a, b []checker.PromExpr
+	var names1, names2 []string
+	for _, g := range g1 {
+		for _, r := range g.Rules {
+			a, names1 = append(a, r.Expr), append(names1, g.Name+"/"+r.Alert)
+		}
+	}
+	for _, g := range g2 {
+		for _, r := range g.Rules {
+			b, names2 = append(b, r.Expr), append(names2, g.Name+"/"+r.Alert)
+		}
+	}
+	a, b = append(a, q1...), append(b, q2...)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d queries, want %d (and some)", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Path.String() != b[i].Path.String() || a[i].Node.Value != b[i].Node.Value || a[i].Node.Line != b[i].Node.Line || a[i].Node.Column != b[i].Node.Column {
+			t.Errorf("query %d: %s %q at %d:%d, want %s %q at %d:%d", i, a[i].Path, a[i].Node.Value, a[i].Node.Line, a[i].Node.Column,
+				b[i].Path, b[i].Node.Value, b[i].Node.Line, b[i].Node.Column)
+		}
+	}
+	if len(names1) != len(names2) {
+		t.Fatalf("groups %q, want %q", names1, names2)
+	}
+	for i := range names1 {
+		if names1[i] != names2[i] {
+			t.Errorf("group/alert %q, want %q", names1[i], names2[i])
+		}
+	}
+}
+
+func countNodes(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
