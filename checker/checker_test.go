@@ -9,12 +9,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 )
 
 func TestLineIndex(t *testing.T) {
 	src := []byte("\ufeffab: ü\r\nx: 1\n\nlast")
-	x := NewLineIndex(src)
+	x := text.NewLineIndex(src)
 	if x.Lines() != 4 {
 		t.Fatalf("lines = %d", x.Lines())
 	}
@@ -102,7 +104,7 @@ func TestScalarOffsets(t *testing.T) {
 			if err := yaml.Unmarshal([]byte(tc.src), &doc); err != nil {
 				t.Fatal(err)
 			}
-			f := &File{Path: "f", Content: []byte(tc.src), Lines: NewLineIndex([]byte(tc.src))}
+			f := &File{Path: "f", Content: []byte(tc.src), Lines: text.NewLineIndex([]byte(tc.src))}
 			n := doc.Content[0].Content[1]
 			m := ScalarOffsets(f, n)
 			i := strings.Index(n.Value, tc.word)
@@ -160,7 +162,7 @@ func TestFeatureGatesYAML11AndFlags(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		t.Fatal(err)
 	}
-	f := &File{Path: "f", Content: []byte(src), Lines: NewLineIndex([]byte(src))}
+	f := &File{Path: "f", Content: []byte(src), Lines: text.NewLineIndex([]byte(src))}
 	in := &Instance{Kind: InstanceConfig, Config: &Document{File: f, Node: doc.Content[0]}}
 	got := map[string]string{}
 	for _, g := range in.FeatureGates() {
@@ -247,7 +249,7 @@ func TestGlobMatch(t *testing.T) {
 // the alternatives go with it; the only fix left standing is marked preferred.
 func TestReportDropsPlaceholderFixes(t *testing.T) {
 	content := []byte("a: {{ .Values.mode }}\nb: $MODE\nc: ipvs\n")
-	ws := &Workspace{Files: []*File{{Path: "x.yaml", Content: content, Lines: NewLineIndex(content)}}}
+	ws := &Workspace{Files: []*File{{Path: "x.yaml", Content: content, Lines: text.NewLineIndex(content)}}}
 	edit := func(from, to int, text string) TextEdit {
 		return TextEdit{Pos: Position{Filename: "x.yaml", Offset: from}, End: Position{Filename: "x.yaml", Offset: to}, NewText: text}
 	}
@@ -340,7 +342,7 @@ func TestLineIndexColumns(t *testing.T) {
 		"",
 		"\ufeff",
 	} {
-		x := NewLineIndex([]byte(src))
+		x := text.NewLineIndex([]byte(src))
 		for off := 0; off <= len(src); off++ {
 			p := x.Position("f", off)
 			start := x.LineStart(p.Line)
@@ -370,7 +372,7 @@ func TestLineIndexColumns(t *testing.T) {
 // found in the others, and that a document missing from its file's list answers for the file.
 func TestDocumentContains(t *testing.T) {
 	src := "# kubeproxy_ before the first document\na: 1\n---\nb: kubeproxy_x\n---\n\n---\nc: |\n  x\n  kubeproxy_y\n---\nd: [kubeproxy_\n ]\n---\ne: 2\n"
-	f := &File{Path: "f", Content: []byte(src), Lines: NewLineIndex([]byte(src))}
+	f := &File{Path: "f", Content: []byte(src), Lines: text.NewLineIndex([]byte(src))}
 	dec := yaml.NewDecoder(bytes.NewReader(f.Content))
 	for index := 0; ; index++ {
 		var n yaml.Node
@@ -402,11 +404,11 @@ func TestDocumentContains(t *testing.T) {
 	}
 }
 
-// BenchmarkNewLineIndex indexes 1 MB of YAML-like text (go test -bench NewLineIndex ./checker).
+// BenchmarkNewLineIndex indexes 1 MB of YAML-like text (go test -bench text.NewLineIndex ./checker).
 func BenchmarkNewLineIndex(b *testing.B) {
 	content := []byte(strings.Repeat("  - name: kube-proxy\n    image: registry.k8s.io/kube-proxy:v1.31.0 # é\r\n", 1<<20/72))
 	b.SetBytes(int64(len(content)))
 	for b.Loop() {
-		NewLineIndex(content)
+		text.NewLineIndex(content)
 	}
 }

@@ -1,5 +1,7 @@
 package checker
 
+import "github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 // Installer names, as Installer.Name holds them.
 const (
 	InstallerKubeadm   = "kubeadm"
@@ -231,7 +233,7 @@ func (i *Installer) Describe() string {
 func (in *Instance) installerMode(target Version) Setting {
 	ins := in.Installer
 	if f := in.Flag("proxy-mode"); f != nil && f.Value != "" {
-		if HasPlaceholder(f.Value) {
+		if text.HasPlaceholder(f.Value) {
 			return Setting{Origin: OriginUnknown, Flag: f}
 		}
 		return Setting{Value: f.Value, Origin: OriginFlag, Flag: f}

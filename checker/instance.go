@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
 )
@@ -183,7 +185,7 @@ func (in *Instance) Mode(target Version) Setting {
 			return Setting{Origin: OriginUnknown}
 		}
 		if _, v := in.Config.Lookup(Path{"mode"}); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && v.Tag != "!!null" {
-			if HasPlaceholder(v.Value) {
+			if text.HasPlaceholder(v.Value) {
 				return Setting{Origin: OriginUnknown, Doc: in.Config, Path: Path{"mode"}}
 			}
 			return Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"mode"}}
@@ -195,7 +197,7 @@ func (in *Instance) Mode(target Version) Setting {
 		return Setting{Value: DefaultMode(target, in.Windows), Origin: OriginDefault, Doc: in.Config, Path: Path{"mode"}}
 	}
 	if f := in.Flag("proxy-mode"); f != nil && f.Value != "" {
-		if HasPlaceholder(f.Value) {
+		if text.HasPlaceholder(f.Value) {
 			return Setting{Origin: OriginUnknown, Flag: f}
 		}
 		return Setting{Value: f.Value, Origin: OriginFlag, Flag: f}
@@ -243,7 +245,7 @@ func (in *Instance) FeatureGates() []GateSetting {
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i], m.Content[i+1]
-			if HasPlaceholder(k.Value) || nodeHasPlaceholder(v) {
+			if text.HasPlaceholder(k.Value) || nodeHasPlaceholder(v) {
 				continue // unknown until the template is rendered
 			}
 			g := GateSetting{Name: k.Value, Raw: v.Value, Setting: Setting{Value: v.Value, Origin: OriginConfig, Doc: in.Config, Path: Path{"featureGates", k.Value}}}
@@ -260,7 +262,7 @@ func (in *Instance) FeatureGates() []GateSetting {
 		}
 		for _, kv := range strings.Split(f.Value, ",") {
 			kv = strings.TrimSpace(kv)
-			if kv == "" || HasPlaceholder(kv) {
+			if kv == "" || text.HasPlaceholder(kv) {
 				continue
 			}
 			name, val, hasEq := strings.Cut(kv, "=")
@@ -390,10 +392,10 @@ func hasNonDefaultScalar(n *yaml.Node) bool {
 // placeholder.
 func nodeHasPlaceholder(n *yaml.Node) bool {
 	if n.Kind == yaml.ScalarNode {
-		return HasPlaceholder(n.Value)
+		return text.HasPlaceholder(n.Value)
 	}
 	for _, c := range n.Content {
-		if c.Kind == yaml.ScalarNode && HasPlaceholder(c.Value) {
+		if c.Kind == yaml.ScalarNode && text.HasPlaceholder(c.Value) {
 			return true
 		}
 	}

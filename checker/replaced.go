@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -171,7 +173,7 @@ func settingText(s *InstallerSetting) string {
 // replacing reports whether a kubeProxyReplacement value turns the replacement on: true
 // (any YAML 1.1 spelling) or "strict" in charts before Cilium 1.14.
 func replacing(v *yaml.Node) bool {
-	if v == nil || v.Kind != yaml.ScalarNode || HasPlaceholder(v.Value) {
+	if v == nil || v.Kind != yaml.ScalarNode || text.HasPlaceholder(v.Value) {
 		return false
 	}
 	if b, ok := YAML11Bool(v); ok {

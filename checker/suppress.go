@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -173,7 +175,7 @@ func scanComments(f *File) []Directive {
 }
 
 // nextCodeLine returns the first line after line that is neither blank nor a comment, or 0.
-func nextCodeLine(x *LineIndex, line int) int {
+func nextCodeLine(x *text.LineIndex, line int) int {
 	for l := line + 1; l <= x.Lines(); l++ {
 		t := strings.TrimSpace(x.LineText(l))
 		if t != "" && !strings.HasPrefix(t, "#") {

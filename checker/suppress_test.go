@@ -3,6 +3,8 @@ package checker
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 func TestScanDirectivesEdgeCases(t *testing.T) {
@@ -15,9 +17,9 @@ func TestScanDirectivesEdgeCases(t *testing.T) {
 		"# kube-proxy-lint:ignore KP102 -- nothing follows\r\n"
 	c := []byte(content)
 	ws := &Workspace{Files: []*File{
-		{Path: "x.yaml", Content: c, Lines: NewLineIndex(c)},
+		{Path: "x.yaml", Content: c, Lines: text.NewLineIndex(c)},
 		// Virtual files are not scanned: their text is part of the real file.
-		{Path: "x.yaml#inner", Content: c, Lines: NewLineIndex(c), Parent: &File{}},
+		{Path: "x.yaml#inner", Content: c, Lines: text.NewLineIndex(c), Parent: &File{}},
 	}}
 	ds := ScanDirectives(ws)
 	if len(ds) != 3 {
@@ -48,7 +50,7 @@ func TestDirectiveProblems(t *testing.T) {
 		{"# kube-proxy-lint:ignore-file KP401 -- ok", ""},
 	} {
 		c := []byte(tt.line + "\n")
-		ds := ScanDirectives(&Workspace{Files: []*File{{Path: "f", Content: c, Lines: NewLineIndex(c)}}})
+		ds := ScanDirectives(&Workspace{Files: []*File{{Path: "f", Content: c, Lines: text.NewLineIndex(c)}}})
 		if len(ds) != 1 || ds[0].Problem != tt.problem {
 			t.Errorf("%q: directives %+v, want problem %q", tt.line, ds, tt.problem)
 		}

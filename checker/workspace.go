@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -79,7 +81,7 @@ type File struct {
 	// Path is slash-separated and relative to the workspace root ("-" for stdin).
 	Path    string
 	Content []byte
-	Lines   *LineIndex
+	Lines   *text.LineIndex
 	Format  FileFormat
 	Docs    []*Document
 	// Templated is true when the file holds template placeholders (Helm, Jinja2, ...).
@@ -95,14 +97,14 @@ type File struct {
 	Parent        *File
 	ParentOffsets []int
 	// Masked is set on the virtual file decoded from a templated file or heredoc body whose
-	// placeholders were masked (checker.MaskTemplate); the loader gives the masked scalars
+	// placeholders were masked (text.MaskTemplate); the loader gives the masked scalars
 	// their true text back, so nothing downstream sees masked text.
 	Masked bool
 	// Open lists the output placeholders alone on their lines, in the real file's lines.
-	Open []OpenPlaceholder
+	Open []text.OpenPlaceholder
 	// ParentMap, when set, maps offsets to Parent.Content in runs instead of byte by byte
 	// (ScalarOffsetMap); it takes precedence over ParentOffsets.
-	ParentMap *OffsetMap
+	ParentMap *text.OffsetMap
 
 	// Render is set on a file rendered from templates (a Helm chart): it maps the rendered
 	// text to where it is written. Such a file's Path is virtual.
@@ -135,12 +137,12 @@ func (f *File) Memo(key any, compute func() any) any {
 	return v
 }
 
-// templateSpansKey memoizes TemplateSpans of a file (File.Memo).
+// templateSpansKey memoizes text.TemplateSpans of a file (File.Memo).
 type templateSpansKey struct{}
 
 // TemplateSpans returns the template placeholders of the file's content, computed once.
-func (f *File) TemplateSpans() []TemplateSpan {
-	return f.Memo(templateSpansKey{}, func() any { return TemplateSpans(f.Content) }).([]TemplateSpan)
+func (f *File) TemplateSpans() []text.TemplateSpan {
+	return f.Memo(templateSpansKey{}, func() any { return text.TemplateSpans(f.Content) }).([]text.TemplateSpan)
 }
 
 // occurrencesKey memoizes the offsets of a string in a file's content (File.Memo).
@@ -528,13 +530,9 @@ func isIndex(s string) bool {
 	return err == nil
 }
 
-func isHexOrEscape(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
 // blockIndent returns the content indentation of a block scalar whose content starts at
 // offset i: the indentation indicator when given, else that of the first non-empty line.
-func blockIndent(src []byte, i int, lines *LineIndex, n *yaml.Node) int {
+func blockIndent(src []byte, i int, lines *text.LineIndex, n *yaml.Node) int {
 	// Indentation indicator: a digit in the header.
 	header := lines.LineText(n.Line)
 	if c := n.Column - 1; c >= 0 {

@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // Shell commands wherever they are, for KP401 (iptables-chain-dependency) and KP402
@@ -63,7 +65,7 @@ func kp4TaskGuards(task *yaml.Node) (bestEffort bool, modeGuard []string) {
 		switch k {
 		case "ignore_errors":
 			b, ok := checker.YAML11Bool(v)
-			bestEffort = bestEffort || (ok && b) || checker.HasPlaceholder(v.Value)
+			bestEffort = bestEffort || (ok && b) || text.HasPlaceholder(v.Value)
 		case "failed_when":
 			b, ok := checker.YAML11Bool(v)
 			bestEffort = bestEffort || (ok && !b)

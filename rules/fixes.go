@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
 
@@ -155,7 +157,7 @@ func flagYAMLValue(fl *checker.Flag, kind kp201Kind) (string, bool) {
 // configuration file kube-proxy reads, and remove the flag (remove's edits). The value then
 // applies, so the fix changes what runs.
 func kp201MoveFix(in *checker.Instance, fl *checker.Flag, mode checker.Setting, remove checker.Fix) (checker.Fix, bool) {
-	if in.Config == nil || checker.HasPlaceholder(fl.Value) {
+	if in.Config == nil || text.HasPlaceholder(fl.Value) {
 		return checker.Fix{}, false
 	}
 	path, kind, ok := kp201Field(fl.Name, mode.Value)

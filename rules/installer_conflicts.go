@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -19,7 +21,7 @@ func kp106Installers(p *checker.Pass) {
 		p := p.ForInstance(in)
 		ins := in.Installer
 		fl := in.Flag("proxy-mode")
-		if s := ins.Mode; s != nil && fl != nil && !s.Placeholder && fl.Value != "" && !checker.HasPlaceholder(fl.Value) {
+		if s := ins.Mode; s != nil && fl != nil && !s.Placeholder && fl.Value != "" && !text.HasPlaceholder(fl.Value) {
 			if want := s.Normalized; want != "" && want != fl.Value {
 				msg := fmt.Sprintf("proxy-mode=%s in the %s extra args conflicts with %s %s: the extra arg wins and kube-proxy runs in mode %s", fl.Value, ins.Name, ins.ModeKey, s.Value, fl.Value)
 				f := checker.Finding{Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath,

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
 
@@ -176,7 +178,7 @@ func kp003InsertAPIVersion(d *checker.Document) (checker.Fix, bool) {
 // null and not empty (kube-proxy defaults empty values).
 func kp003Set(d *checker.Document, path checker.Path) (*yaml.Node, bool) {
 	_, v := d.Lookup(path)
-	if v == nil || (v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Value == "" || checker.HasPlaceholder(v.Value))) {
+	if v == nil || (v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Value == "" || text.HasPlaceholder(v.Value))) {
 		// Unset, or set by a template placeholder whose value is not known here.
 		return v, false
 	}
@@ -203,7 +205,7 @@ func (k *kp003) config(in *checker.Instance, d *checker.Document) {
 			vals[i] = n.Value
 		}
 		for _, pr := range kp003NodePortProblems(vals, t) {
-			if checker.HasPlaceholder(vals[pr.index]) {
+			if text.HasPlaceholder(vals[pr.index]) {
 				continue // a template placeholder: its value is not known here
 			}
 			k.value(d, checker.P("nodePortAddresses", pr.index), "nodePortAddresses entry "+pr.msg)
@@ -401,7 +403,7 @@ func (k *kp003) detectLocal(d *checker.Document, c *kpv1.KubeProxyConfiguration,
 	default:
 		return
 	}
-	if got != "" || checker.HasPlaceholder(d.Str(checker.Path{"detectLocal", field})) {
+	if got != "" || text.HasPlaceholder(d.Str(checker.Path{"detectLocal", field})) {
 		return // set, or set by a template placeholder
 	}
 	msg := fmt.Sprintf("detectLocalMode %s needs detectLocal.%s, which is not set: %s", v, field, kp003Exits)
@@ -606,7 +608,7 @@ func (k *kp003) flags(in *checker.Instance) {
 	}
 	get := func(name string) *checker.Flag {
 		f := in.Flag(name)
-		if f == nil || !f.HasValue || checker.HasPlaceholder(f.Value) {
+		if f == nil || !f.HasValue || text.HasPlaceholder(f.Value) {
 			// A placeholder's value is unknown, never invalid.
 			return nil
 		}

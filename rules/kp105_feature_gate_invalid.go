@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -141,7 +143,7 @@ func kp105Flag(p *checker.Pass, fl *checker.Flag, report func(checker.Finding)) 
 		f := checker.Finding{Severity: checker.SeverityError, Pos: it.Pos, End: it.End, Object: fl.Doc.Ref(), Path: fl.NodePath}
 		name, raw, hasEq := strings.Cut(it.Text, "=")
 		name, raw = strings.TrimSpace(name), strings.TrimSpace(raw)
-		if kp105Skip(name) || checker.HasPlaceholder(it.Text) {
+		if kp105Skip(name) || text.HasPlaceholder(it.Text) {
 			continue // a placeholder is unknown, never invalid
 		}
 		if !hasEq {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -82,7 +84,7 @@ type kp106Source struct {
 
 func kp106SourceOf(d *checker.Document, t checker.Version) kp106Source {
 	if m := strings.TrimSpace(d.Str(checker.Path{"mode"})); m != "" {
-		return kp106Source{doc: d, mode: m, set: true, unknown: checker.HasPlaceholder(m)}
+		return kp106Source{doc: d, mode: m, set: true, unknown: text.HasPlaceholder(m)}
 	}
 	return kp106Source{doc: d, mode: checker.DefaultMode(t, false), unknown: d.Open}
 }

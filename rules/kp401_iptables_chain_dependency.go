@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // KP401 flags commands that read or write kube-proxy's iptables chains, which nftables mode

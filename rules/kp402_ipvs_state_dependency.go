@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // KP402 flags commands that depend on state only ipvs mode creates: the kube-ipvs0 dummy

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -52,6 +54,9 @@ type anchor struct {
 	alt       bool
 	installer string
 	identity  bool
+	// vars are the top-level variables of a kubespray vars file outside an inventory's
+	// group_vars/host_vars (for varsAlternatives).
+	vars []string
 }
 
 // Infer builds the cluster model of ws and stores it (Workspace.SetClusters). Declared
@@ -297,6 +302,9 @@ func collect(ws *checker.Workspace, covered map[string]bool) []anchor {
 			if ins.Name == checker.InstallerKubespray || ins.Name == checker.InstallerKubeasz {
 				a.dir = inventoryDir(file)
 				a.alt = false
+				if ins.Name == checker.InstallerKubespray && a.dir == dirOf(file) && ins.Doc != nil {
+					a.vars = topKeys(ins.Doc)
+				}
 			}
 			if ins.Name == checker.InstallerTalos && ins.Doc != nil {
 				a.name = ins.Doc.Str(checker.P("cluster", "clusterName"))
@@ -314,6 +322,53 @@ func collect(ws *checker.Workspace, covered map[string]bool) []anchor {
 			a.pos, _ = in.Config.KindPos()
 		}
 		add(a)
+	}
+	varsAlternatives(out)
+	return out
+}
+
+// varsAlternatives marks as alternatives the kubespray vars files side by side outside an
+// inventory's group_vars/host_vars that set a variable another of them sets too: one
+// scenario per file (kubespray's own tests/files, one per CI job, each passed with -e @FILE),
+// not one cluster's variables spread over several files, which would not set one variable
+// twice.
+func varsAlternatives(as []anchor) {
+	byDir := map[string]map[string][]int{} // dir -> variable -> anchors setting it
+	for i, a := range as {
+		if len(a.vars) == 0 {
+			continue
+		}
+		if byDir[a.dir] == nil {
+			byDir[a.dir] = map[string][]int{}
+		}
+		for _, v := range a.vars {
+			byDir[a.dir][v] = append(byDir[a.dir][v], i)
+		}
+	}
+	for _, vars := range byDir {
+		for _, idx := range vars {
+			files := map[string]bool{}
+			for _, i := range idx {
+				files[as[i].file] = true
+			}
+			if len(files) < 2 {
+				continue
+			}
+			for _, i := range idx {
+				as[i].alt = true
+			}
+		}
+	}
+}
+
+// topKeys returns the top-level keys of a mapping document.
+func topKeys(d *checker.Document) []string {
+	if d.Node == nil || d.Node.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := make([]string, 0, len(d.Node.Content)/2)
+	for k := 0; k+1 < len(d.Node.Content); k += 2 {
+		out = append(out, d.Node.Content[k].Value)
 	}
 	return out
 }

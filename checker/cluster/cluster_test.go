@@ -60,6 +60,12 @@ func TestInfer(t *testing.T) {
 		"tests/other/svc.yaml":               svc,
 		"clusters/edge/overlays/x/cm.yaml":   svc,
 		"clusters/edge/overlays/y/svc2.yaml": svc,
+		// kubespray scenarios side by side (one per CI job) set the same variables:
+		// alternatives; one cluster's variables split over files outside group_vars do not.
+		"ci/scenarios/calico.yml": "kube_network_plugin: calico\nkube_proxy_mode: nftables\n",
+		"ci/scenarios/cilium.yml": "kube_network_plugin: cilium\nkube_proxy_mode: ipvs\n",
+		"vars/k8s.yml":            "kube_proxy_mode: ipvs\n",
+		"vars/ipvs.yml":           "kube_proxy_strict_arp: true\nkube_proxy_scheduler: rr\n",
 	}
 	mem := map[string][]byte{}
 	var names []string
@@ -93,6 +99,10 @@ func TestInfer(t *testing.T) {
 		"tests/e2e/kubeadm.yaml":             "tests/e2e", // test data: its own tree
 		"tests/e2e/svc.yaml":                 "tests/e2e",
 		"tests/other/svc.yaml":               "-",
+		"ci/scenarios/calico.yml":            "ci/scenarios/calico.yml",
+		"ci/scenarios/cilium.yml":            "ci/scenarios/cilium.yml",
+		"vars/k8s.yml":                       "vars",
+		"vars/ipvs.yml":                      "vars",
 	}
 	for _, n := range names {
 		if got[n] != want[n] {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -38,7 +40,7 @@ func BenchmarkSuppressInline(b *testing.B) {
 		if i%10 == 0 {
 			c = []byte("apiVersion: v1\nkind: ConfigMap\n# kube-proxy-lint:ignore KP101 -- reason\nmetadata:\n  name: x\n")
 		}
-		ws.Files = append(ws.Files, &checker.File{Path: fmt.Sprintf("f%04d.yaml", i), Content: c, Lines: checker.NewLineIndex(c)})
+		ws.Files = append(ws.Files, &checker.File{Path: fmt.Sprintf("f%04d.yaml", i), Content: c, Lines: text.NewLineIndex(c)})
 	}
 	r := rule("KP101", "r", func(p *checker.Pass) error {
 		for _, f := range p.Workspace.Files {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -27,7 +29,7 @@ func workspace(names ...string) *checker.Workspace {
 	ws := &checker.Workspace{Root: "/repo", Target: checker.Target{Version: checker.DefaultTarget, Source: "default"}}
 	for _, n := range names {
 		c := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
-		ws.Files = append(ws.Files, &checker.File{Path: n, Content: c, Lines: checker.NewLineIndex(c), Format: checker.FormatYAML})
+		ws.Files = append(ws.Files, &checker.File{Path: n, Content: c, Lines: text.NewLineIndex(c), Format: checker.FormatYAML})
 	}
 	return ws
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 )
@@ -197,7 +199,7 @@ data:
 
 func TestScanDirectivesShell(t *testing.T) {
 	c := []byte("#!/bin/sh\n# kube-proxy-lint:ignore-file KP401 -- cleanup of old chains\niptables -F KUBE-SERVICES # kube-proxy-lint:ignore KP401,KP402 until=2027-01-31 -- once\n")
-	ws := &checker.Workspace{Files: []*checker.File{{Path: "x.sh", Content: c, Lines: checker.NewLineIndex(c)}}}
+	ws := &checker.Workspace{Files: []*checker.File{{Path: "x.sh", Content: c, Lines: text.NewLineIndex(c)}}}
 	ds := checker.ScanDirectives(ws)
 	if len(ds) != 2 {
 		t.Fatalf("directives = %+v", ds)

@@ -27,6 +27,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -345,7 +347,7 @@ func (r *runner) choose(l *Lint, cands []candidate) ([]candidate, map[string][]c
 	}
 	taken := map[string][]owned{}
 	conflicts := map[fixKey]string{}
-	spans := map[string][]checker.TemplateSpan{}
+	spans := map[string][]text.TemplateSpan{}
 	parsed := map[string]int{}
 	var chosen []candidate
 	for i := range cands {
@@ -390,7 +392,7 @@ func (r *runner) choose(l *Lint, cands []candidate) ([]candidate, map[string][]c
 
 // check returns why a fix can never apply to the files of l (0 when it can). spans caches
 // the template placeholders of the files.
-func (r *runner) check(l *Lint, fx checker.Fix, spans map[string][]checker.TemplateSpan) (Reason, string) {
+func (r *runner) check(l *Lint, fx checker.Fix, spans map[string][]text.TemplateSpan) (Reason, string) {
 	if len(fx.Edits) == 0 {
 		return Invalid, "the fix has no edits"
 	}
@@ -402,7 +404,7 @@ func (r *runner) check(l *Lint, fx checker.Fix, spans map[string][]checker.Templ
 			return NotEditable, fmt.Sprintf("%s is not a file of the run", name)
 		}
 		if _, ok := spans[name]; !ok {
-			spans[name] = checker.TemplateSpans(content)
+			spans[name] = text.TemplateSpans(content)
 		}
 		if !checked[name] {
 			checked[name] = true
@@ -465,7 +467,7 @@ func (r *runner) breaks(l *Lint, fx checker.Fix, parsed map[string]int) (string,
 // position returns the position of byte offset off of file name in l.
 func (l *Lint) position(name string, off int) checker.Position {
 	content, _ := l.Content(name)
-	return checker.NewLineIndex(content).Position(name, off)
+	return text.NewLineIndex(content).Position(name, off)
 }
 
 // overlaps reports whether two edits of one file cannot both apply: their ranges share a

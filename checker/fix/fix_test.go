@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -56,7 +58,7 @@ func (ft *fakeTree) lint(_ context.Context, overlay map[string][]byte) (*Lint, e
 	sort.Strings(names)
 	for _, name := range names {
 		src := files[name]
-		idx := checker.NewLineIndex(src)
+		idx := text.NewLineIndex(src)
 		s := string(src)
 		pos := func(off int) checker.Position { return idx.Position(name, off) }
 		edit := func(a, b int, text string) checker.TextEdit {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -260,7 +262,7 @@ func (w *issueWalk) walk(n *yaml.Node, t reflect.Type) {
 	if decodesItself(t) {
 		// Types with their own decoding (durations, quantities): check the value here so a
 		// bad one is reported at its position, not at the document.
-		if n.Kind == yaml.ScalarNode && !checker.HasPlaceholder(n.Value) {
+		if n.Kind == yaml.ScalarNode && !text.HasPlaceholder(n.Value) {
 			if raw, err := json.Marshal(checker.GenericScalar(n)); err == nil {
 				v := reflect.New(t).Interface()
 				if err := json.Unmarshal(raw, v); err != nil {
@@ -329,7 +331,7 @@ func withoutPlaceholders(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if s, ok := e.(string); ok && checker.HasPlaceholder(s) {
+			if s, ok := e.(string); ok && text.HasPlaceholder(s) {
 				continue
 			}
 			out[k] = withoutPlaceholders(e)
@@ -338,7 +340,7 @@ func withoutPlaceholders(v any) any {
 	case []any:
 		out := make([]any, 0, len(x))
 		for _, e := range x {
-			if s, ok := e.(string); ok && checker.HasPlaceholder(s) {
+			if s, ok := e.(string); ok && text.HasPlaceholder(s) {
 				continue
 			}
 			out = append(out, withoutPlaceholders(e))

@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // decodeEmbeddedBlocks decodes a KubeProxyConfiguration written as a multi-line string
@@ -82,7 +84,7 @@ func decodeBlocks(d *checker.Document) []checker.LoadProblem {
 				return
 			}
 			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: m}
-			inner.Lines = checker.NewLineIndex(inner.Content)
+			inner.Lines = text.NewLineIndex(inner.Content)
 			ps := parseFile(inner)
 			if !known && (len(ps) > 0 || !allMappings(inner.Docs)) {
 				return
@@ -113,7 +115,7 @@ func decodeBlocks(d *checker.Document) []checker.LoadProblem {
 // was read from: always for block scalars, and for quoted or plain strings whose escapes
 // (backslash escapes, doubled single quotes) and line folding the map resolves; a value the
 // map could not align is not.
-func exactScalarMap(f *checker.File, n *yaml.Node, m *checker.OffsetMap) bool {
+func exactScalarMap(f *checker.File, n *yaml.Node, m *text.OffsetMap) bool {
 	if m == nil {
 		return false
 	}
@@ -222,7 +224,7 @@ var stepListKeys = map[string]bool{"script": true, "before_script": true, "after
 // file. GitHub's ${{ … }} expressions are template placeholders there.
 func decodeStepScript(d *checker.Document, n *yaml.Node, p checker.Path) []checker.LoadProblem {
 	script := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n), Format: checker.FormatText}
-	script.Lines = checker.NewLineIndex(script.Content)
+	script.Lines = text.NewLineIndex(script.Content)
 	s := shell.Parse(script.Content, 0, len(script.Content), shell.Options{})
 	probs := decodeScriptHeredocs(script, s)
 	for _, e := range script.Docs {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -37,7 +39,7 @@ func FuzzEmbedded(f *testing.F) {
 		}
 		b := []byte(outer)
 		ws := Bytes(name, b, nil)
-		lines := checker.NewLineIndex(b).Lines()
+		lines := text.NewLineIndex(b).Lines()
 		check := func(what string, p checker.Position) {
 			if !p.IsValid() {
 				return

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -384,7 +386,7 @@ func dependencyPositions(c chartInput, chartYAML []byte) map[string]checker.Posi
 	if deps == nil || deps.Kind != yaml.SequenceNode {
 		return out
 	}
-	li := checker.NewLineIndex(chartYAML)
+	li := text.NewLineIndex(chartYAML)
 	for _, d := range deps.Content {
 		if _, v := checker.LookupNode(d, checker.Path{"name"}); v != nil {
 			if _, seen := out[v.Value]; !seen {
@@ -477,7 +479,7 @@ func preliminaryTargets(ws *checker.Workspace, charts []chartInput, fixed *check
 // decodeRendered decodes the outputs of one rendered variant as virtual files, with their
 // load problems (positions still in the virtual files).
 func decodeRendered(c chartInput, variant string, files map[string][]byte, res *helm.Result, keepTrees bool) ([]*checker.File, [][]checker.LoadProblem) {
-	cm := &chartMaps{dir: c.dir, variant: variant, files: files, res: res, lines: map[string]*checker.LineIndex{}, docs: map[string]*checker.Document{}}
+	cm := &chartMaps{dir: c.dir, variant: variant, files: files, res: res, lines: map[string]*text.LineIndex{}, docs: map[string]*checker.Document{}}
 	var out []*checker.File
 	var probs [][]checker.LoadProblem
 	for i := range res.Outputs {
@@ -515,7 +517,7 @@ type chartMaps struct {
 	res     *helm.Result
 	// mu guards the lazily built indexes: rules map positions from several goroutines.
 	mu    sync.Mutex
-	lines map[string]*checker.LineIndex
+	lines map[string]*text.LineIndex
 	docs  map[string]*checker.Document // parsed values files, nil entries for unparsable
 }
 
@@ -532,7 +534,7 @@ func (cm *chartMaps) pos(rel string, off int) checker.Position {
 	defer cm.mu.Unlock()
 	li := cm.lines[rel]
 	if li == nil {
-		li = checker.NewLineIndex(cm.files[rel])
+		li = text.NewLineIndex(cm.files[rel])
 		cm.lines[rel] = li
 	}
 	return li.Position(joinDir(cm.dir, rel), off)

@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 func init() {
@@ -52,14 +54,14 @@ func decodeScriptHeredocs(f *checker.File, s *shell.Script) []checker.LoadProble
 			continue
 		}
 		inner := &checker.File{Path: f.Path, Content: h.Body, Parent: f, ParentOffsets: h.Offs}
-		var open []checker.OpenPlaceholder
-		var subst []checker.TemplateSpan
+		var open []text.OpenPlaceholder
+		var subst []text.TemplateSpan
 		if !h.Quoted {
 			// The shell expands an unquoted body: its $(...), backquotes and ${...} are
 			// placeholders (a `hostname` value is no YAML error).
 			subst = shellExpansionSpans(h.Body)
 		}
-		if m := checker.MaskTemplateWith(h.Body, subst); m != nil {
+		if m := text.MaskTemplateWith(h.Body, subst); m != nil {
 			// Template placeholders in the script are placeholders in the body too: decode
 			// the YAML-safe masked body, mapped through the body to the script.
 			offs := m.Map.Table()
@@ -69,7 +71,7 @@ func decodeScriptHeredocs(f *checker.File, s *shell.Script) []checker.LoadProble
 			inner.Content, inner.ParentOffsets, inner.Masked = m.Content, offs, true
 			open = m.Open
 		}
-		inner.Lines = checker.NewLineIndex(inner.Content)
+		inner.Lines = text.NewLineIndex(inner.Content)
 		if !h.Quoted && (bytes.Contains(h.Body, []byte("$")) || bytes.Contains(h.Body, []byte("`"))) {
 			// The shell expands the body: $VAR and $(...) are placeholders.
 			f.Templated = true
@@ -144,11 +146,11 @@ func scriptOf(f *checker.File, d shell.Dialect) *shell.Script {
 // command substitutions $(...) and `...`, arithmetic $((...)) and parameter expansions
 // ${...}, each with its nesting and quotes. A backslash escapes the next byte; an expansion
 // that does not close is left alone (the YAML around it decides).
-func shellExpansionSpans(body []byte) []checker.TemplateSpan {
+func shellExpansionSpans(body []byte) []text.TemplateSpan {
 	if bytes.IndexByte(body, '$') < 0 && bytes.IndexByte(body, '`') < 0 {
 		return nil
 	}
-	var out []checker.TemplateSpan
+	var out []text.TemplateSpan
 	for i := 0; i < len(body); i++ {
 		switch c := body[i]; {
 		case c == '\\':
@@ -162,12 +164,12 @@ func shellExpansionSpans(body []byte) []checker.TemplateSpan {
 				j++
 			}
 			if j < len(body) {
-				out = append(out, checker.TemplateSpan{From: i, To: j + 1, Output: true})
+				out = append(out, text.TemplateSpan{From: i, To: j + 1, Output: true})
 				i = j
 			}
 		case c == '$' && i+1 < len(body) && (body[i+1] == '(' || body[i+1] == '{'):
 			if j := closeExpansion(body, i+1); j > 0 {
-				out = append(out, checker.TemplateSpan{From: i, To: j, Output: true})
+				out = append(out, text.TemplateSpan{From: i, To: j, Output: true})
 				i = j - 1
 			}
 		}

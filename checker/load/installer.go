@@ -3,6 +3,8 @@ package load
 import (
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -161,13 +163,13 @@ func yamlSetting(d *checker.Document, p checker.Path) *checker.InstallerSetting 
 		if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || strings.Contains(v.Value, "\n") {
 			s.ValuePos, s.ValueEnd = d.NodePos(v), d.NodeEnd(v)
 		}
-		s.Placeholder = checker.HasPlaceholder(v.Value)
+		s.Placeholder = text.HasPlaceholder(v.Value)
 	case yaml.SequenceNode:
 		s.ValuePos, s.ValueEnd = d.NodePos(v), d.NodeEnd(v)
 		for _, c := range v.Content {
 			if c.Kind == yaml.ScalarNode {
 				s.Values = append(s.Values, c.Value)
-				if checker.HasPlaceholder(c.Value) {
+				if text.HasPlaceholder(c.Value) {
 					s.Placeholder = true
 				}
 			}

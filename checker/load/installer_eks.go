@@ -3,6 +3,8 @@ package load
 import (
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -47,7 +49,7 @@ func eksctlInstances(_ *checker.Workspace, d *checker.Document) []*checker.Insta
 		docAnchor(ins, d, ap.Append("name"))
 		cvp := ap.Append("configurationValues")
 		_, cv := d.Lookup(cvp)
-		if cv != nil && cv.Kind == yaml.ScalarNode && !checker.HasPlaceholder(cv.Value) {
+		if cv != nil && cv.Kind == yaml.ScalarNode && !text.HasPlaceholder(cv.Value) {
 			if inner := embeddedValues(d, cv, cvp); inner != nil {
 				eksSettings(ins, inner)
 			}
@@ -76,7 +78,7 @@ func embeddedValues(d *checker.Document, n *yaml.Node, p checker.Path) *checker.
 // value of an installer setting, not a document of its own.
 func embeddedDoc(d *checker.Document, n *yaml.Node, p checker.Path) *checker.Document {
 	inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
-	inner.Lines = checker.NewLineIndex(inner.Content)
+	inner.Lines = text.NewLineIndex(inner.Content)
 	if len(parseFile(inner)) > 0 || len(inner.Docs) == 0 || inner.Docs[0].Node == nil {
 		return nil
 	}

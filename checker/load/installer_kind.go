@@ -3,6 +3,8 @@ package load
 import (
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -63,7 +65,7 @@ func decodeKindPatches(d *checker.Document) []checker.LoadProblem {
 				continue
 			}
 			inner := &checker.File{Path: d.File.Path, Content: []byte(n.Value), Parent: d.File, ParentMap: checker.ScalarOffsetMap(d.File, n)}
-			inner.Lines = checker.NewLineIndex(inner.Content)
+			inner.Lines = text.NewLineIndex(inner.Content)
 			probs = append(probs, parseFile(inner)...)
 			for _, e := range inner.Docs {
 				e.Parent = d
@@ -158,7 +160,7 @@ func kindJSON6902(d *checker.Document) (*checker.InstallerSetting, []checker.Ins
 			}
 			pp := lp.Append(i, "patch")
 			_, n := d.Lookup(pp)
-			if n == nil || n.Kind != yaml.ScalarNode || checker.HasPlaceholder(n.Value) {
+			if n == nil || n.Kind != yaml.ScalarNode || text.HasPlaceholder(n.Value) {
 				continue
 			}
 			e := embeddedDoc(d, n, pp)

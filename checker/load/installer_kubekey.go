@@ -3,6 +3,8 @@ package load
 import (
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -117,7 +119,7 @@ func isRoleDefaultsFile(file string) bool {
 }
 
 func kubekeyLabel(d *checker.Document) string {
-	if d.Name != "" && !checker.HasPlaceholder(d.Name) {
+	if d.Name != "" && !text.HasPlaceholder(d.Name) {
 		return "kubekey " + d.Kind + " " + d.Name
 	}
 	return "kubekey " + d.Kind + " in " + d.File.Outer().Path

@@ -3,6 +3,8 @@ package load
 import (
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -56,7 +58,7 @@ func kubeoneInstances(_ *checker.Workspace, d *checker.Document) []*checker.Inst
 		ins.IPVS = append(ins.IPVS, *s)
 	}
 	label := "kubeone KubeOneCluster in " + d.File.Outer().Path
-	if n := d.Str(checker.Path{"name"}); n != "" && !checker.HasPlaceholder(n) {
+	if n := d.Str(checker.Path{"name"}); n != "" && !text.HasPlaceholder(n) {
 		label = "kubeone KubeOneCluster " + n
 	}
 	return []*checker.Instance{newInstallerInstance(ins, label)}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -271,7 +273,7 @@ func iniVars(f *checker.File, known map[string]bool) []kubesprayVar {
 			s := &checker.InstallerSetting{Key: name, Value: val,
 				Pos: f.Lines.Position(f.Path, start+w[0]), End: f.Lines.Position(f.Path, start+w[0]+len(name)),
 				ValuePos: f.Lines.Position(f.Path, start+vs), ValueEnd: f.Lines.Position(f.Path, start+ve),
-				Placeholder: checker.HasPlaceholder(val)}
+				Placeholder: text.HasPlaceholder(val)}
 			if name == "kube_proxy_nodeport_addresses" {
 				for _, a := range strings.Split(strings.Trim(val, "[]"), ",") {
 					if a = strings.Trim(strings.TrimSpace(a), `"'`); a != "" {

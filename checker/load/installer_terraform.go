@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -199,7 +201,7 @@ func (t *tfWalker) eksJSONRange(ins *checker.Installer, r hcl.Range) {
 		offs[i] = start + i
 	}
 	inner := &checker.File{Path: t.f.Path, Content: append([]byte(nil), src...), Parent: t.f, ParentOffsets: offs}
-	inner.Lines = checker.NewLineIndex(inner.Content)
+	inner.Lines = text.NewLineIndex(inner.Content)
 	if len(parseFile(inner)) > 0 || len(inner.Docs) == 0 {
 		return
 	}

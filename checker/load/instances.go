@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -622,7 +624,7 @@ func argvOpen(d *checker.Document, c *yaml.Node, args []token, flags []checker.F
 		}
 	}
 	for _, t := range args {
-		if strings.HasPrefix(t.text, "-") || !checker.HasPlaceholder(t.text) {
+		if strings.HasPrefix(t.text, "-") || !text.HasPlaceholder(t.text) {
 			continue
 		}
 		if values[span{t.node, t.from, t.to}] || values[span{t.node, t.from + 1, t.to - 1}] {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -239,7 +241,7 @@ func Reparse(name string, content []byte) []checker.LoadProblem {
 }
 
 func newFile(name string, content []byte) *checker.File {
-	return &checker.File{Path: name, Content: content, Lines: checker.NewLineIndex(content)}
+	return &checker.File{Path: name, Content: content, Lines: text.NewLineIndex(content)}
 }
 
 // maxEmbedDepth is how deep documents embedded in scalars of documents are decoded.
@@ -309,7 +311,7 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 			Parent:    cm.File,
 			ParentMap: checker.ScalarOffsetMap(cm.File, v),
 		}
-		inner.Lines = checker.NewLineIndex(inner.Content)
+		inner.Lines = text.NewLineIndex(inner.Content)
 		probs = append(probs, parseFile(inner)...)
 		for _, d := range inner.Docs {
 			d.Parent = cm

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -235,7 +237,7 @@ func hasTemplateMarker(b []byte) bool {
 				return true
 			}
 		case '@':
-			if next == '@' && i+2 < len(b) && isNameStart(b[i+2]) || checker.SedPlaceholderEnd(b, i) > 0 {
+			if next == '@' && i+2 < len(b) && isNameStart(b[i+2]) || text.SedPlaceholderEnd(b, i) > 0 {
 				return true
 			}
 		}
@@ -248,7 +250,7 @@ func hasTemplateMarker(b []byte) bool {
 			return false
 		}
 		i += j
-		if checker.SedPlaceholderEnd(b, i) > 0 {
+		if text.SedPlaceholderEnd(b, i) > 0 {
 			return true
 		}
 		i++

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -46,7 +48,7 @@ func decodeGrafanaDashboard(d *checker.Document) []checker.LoadProblem {
 		Parent:    d.File,
 		ParentMap: checker.ScalarOffsetMap(d.File, v),
 	}
-	inner.Lines = checker.NewLineIndex(inner.Content)
+	inner.Lines = text.NewLineIndex(inner.Content)
 	probs := parseFile(inner)
 	for _, e := range inner.Docs {
 		e.Parent = d

@@ -1,29 +1,31 @@
 package load
 
 import (
-	"go.yaml.in/yaml/v3"
 	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
 // decodeTemplated decodes a templated YAML file (Helm, Jinja2, ERB, Go text/template,
 // Terraform templatefile, envsubst, documentation placeholders) from the YAML-safe masked copy
-// of checker.MaskTemplate: lines holding only template logic are emptied, inline placeholders
+// of text.MaskTemplate: lines holding only template logic are emptied, inline placeholders
 // become "${___}" plain strings of the same length. The documents live in a virtual file
 // whose offsets map to f, so positions stay exact and literal lines (mode: ipvs) are decoded
 // and checked; then every masked scalar gets its true text back (restorePlaceholders), so a
-// placeholder value is recognised by checker.HasPlaceholder, never a finding, and messages
+// placeholder value is recognised by text.HasPlaceholder, never a finding, and messages
 // quote the template as written. Syntax errors that remain next to a placeholder are
 // dropped, as for any templated file. ok is false when f holds no placeholder this masking
 // handles (e.g. only ${VAR}); the caller then decodes f as it is.
 func decodeTemplated(f *checker.File) (docs []*checker.Document, probs []checker.LoadProblem, ok bool) {
-	m := checker.MaskTemplate(f.Content)
+	m := text.MaskTemplate(f.Content)
 	if m == nil {
 		return nil, nil, false
 	}
 	f.Open = m.Open
-	v := &checker.File{Path: f.Path, Content: m.Content, Lines: checker.NewLineIndex(m.Content), Format: checker.FormatYAML,
+	v := &checker.File{Path: f.Path, Content: m.Content, Lines: text.NewLineIndex(m.Content), Format: checker.FormatYAML,
 		Templated: true, Parent: f, ParentMap: m.Map, Masked: true}
 	docs, all := decodeStream(v)
 	for _, p := range all {

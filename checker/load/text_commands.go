@@ -9,8 +9,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 func init() {
@@ -113,7 +115,7 @@ func textFlags(f *checker.File, words []shell.Word, lineMode bool) (flags []chec
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if !strings.HasPrefix(w.Text, "-") || w.Text == "-" || w.Text == "--" {
-			if strings.Contains(w.Text, "$") || checker.HasPlaceholder(w.Text) {
+			if strings.Contains(w.Text, "$") || text.HasPlaceholder(w.Text) {
 				// $ARGS, "$@", {{ kube_proxy_args }}: may carry any flag.
 				unknown = true
 			}
@@ -300,7 +302,7 @@ func newConfigIndex(ws *checker.Workspace) *configIndex {
 // holding one.
 func resolveTextConfig(configs *configIndex, in *checker.Instance, cf *checker.Flag) {
 	p := path.Clean(cf.Value)
-	if checker.HasPlaceholder(cf.Value) {
+	if text.HasPlaceholder(cf.Value) {
 		in.ConfigUnresolved = "--config " + cf.Value + " is a placeholder"
 		return
 	}

@@ -7,8 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // Environment files: the sysconfig/default style files that packaged kube-proxy units read
@@ -125,7 +127,7 @@ func unitEnvPaths(f *checker.File) []string {
 			continue
 		}
 		p := path.Clean("/" + strings.TrimPrefix(strings.TrimSpace(v), "-"))
-		if strings.Contains(p, "%") || strings.Contains(p, "$") || checker.HasPlaceholder(p) {
+		if strings.Contains(p, "%") || strings.Contains(p, "$") || text.HasPlaceholder(p) {
 			continue
 		}
 		out = append(out, p)

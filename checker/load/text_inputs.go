@@ -6,13 +6,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // Text inputs: shell scripts, systemd units, Dockerfiles, Makefiles, kube-proxy flag files,
 // Ansible/Jinja2 templates of those, and containerd configuration. They are kept as text; the
 // command finder (text_commands.go) and the heredoc decoder (heredoc.go) read them, and text
-// rules lex them with checker/shell.
+// rules lex them with checker/text/shell.
 
 func init() {
 	nameFilters = append(nameFilters, wantTextName)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/shell"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // Scripted switches: scripts that change a running cluster's kube-proxy mode, the way

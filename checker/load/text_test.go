@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -188,7 +190,7 @@ func TestTemplatedYAMLDecodesLiteralLines(t *testing.T) {
 	if l, c := at(t, src, "ipvs", 0); pos.Line != l || pos.Column != c {
 		t.Errorf("mode at %s", pos)
 	}
-	if v := d.Str(checker.Path{"clusterCIDR"}); !checker.HasPlaceholder(v) {
+	if v := d.Str(checker.Path{"clusterCIDR"}); !text.HasPlaceholder(v) {
 		t.Errorf("placeholder value %q is not recognised", v)
 	}
 	if len(ws.Files) != 1 || string(ws.Files[0].Content) != src {

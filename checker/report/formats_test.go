@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -177,7 +179,7 @@ func TestRDJSONMatchesSchema(t *testing.T) {
 // that fixes become suggestions whose range replaces exactly the edited bytes.
 func TestRDJSONByteColumns(t *testing.T) {
 	content := "name: zürich\nmode: ipvs\n"
-	idx := checker.NewLineIndex([]byte(content))
+	idx := text.NewLineIndex([]byte(content))
 	off := strings.Index(content, "ich")
 	pos, end := idx.Position("x.yaml", off), idx.Position("x.yaml", off+3)
 	modeOff := strings.Index(content, "ipvs")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -178,7 +180,7 @@ func TestSonarQube(t *testing.T) {
 func TestUTF16Column(t *testing.T) {
 	content := []byte("a: \"🙂é\" x\n")
 	src := newSources(func(string) []byte { return content })
-	idx := checker.NewLineIndex(content)
+	idx := text.NewLineIndex(content)
 	off := strings.Index(string(content), "x")
 	col, ok := utf16Column(idx.Position("f", off), src)
 	if !ok || col != 9 {

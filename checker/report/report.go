@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
 )
@@ -112,7 +114,7 @@ type sources struct {
 
 type sourceFile struct {
 	content []byte
-	index   *checker.LineIndex
+	index   *text.LineIndex
 	hashes  []string // primaryLocationLineHash per line, computed lazily
 }
 
@@ -130,7 +132,7 @@ func (s *sources) file(name string) *sourceFile {
 	}
 	var f *sourceFile
 	if content := s.get(name); content != nil {
-		f = &sourceFile{content: content, index: checker.NewLineIndex(content)}
+		f = &sourceFile{content: content, index: text.NewLineIndex(content)}
 	}
 	s.files[name] = f
 	return f

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -22,11 +24,11 @@ const fixtureDir = "../../fixtures/report"
 type testFile struct {
 	name    string
 	content string
-	idx     *checker.LineIndex
+	idx     *text.LineIndex
 }
 
 func newTestFile(name, content string) *testFile {
-	return &testFile{name: name, content: content, idx: checker.NewLineIndex([]byte(content))}
+	return &testFile{name: name, content: content, idx: text.NewLineIndex([]byte(content))}
 }
 
 // find returns the span of the first occurrence of s after the first occurrence of after.

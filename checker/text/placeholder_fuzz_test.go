@@ -1,4 +1,4 @@
-package checker
+package text
 
 import (
 	"bytes"

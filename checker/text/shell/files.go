@@ -2,9 +2,10 @@ package shell
 
 import (
 	"bytes"
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"path"
 	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Dialect is the kind of text file a command lexer understands.
@@ -366,16 +367,16 @@ func parseExecForm(src []byte, start, end int) (Command, bool) {
 	return Command{}, false
 }
 
-// Neutralize returns a copy of content in which template placeholders (checker.TemplateSpans:
+// Neutralize returns a copy of content in which template placeholders (text.TemplateSpans:
 // Go/Helm {{ }}, Jinja2 {% %} and {# #}, ERB <% %>, Terraform %{ }, envsubst %VAR%) are
 // replaced by text of the same byte length, so that offsets, lines and columns stay exact: a
 // line holding only template logic becomes blank, an inline placeholder, or an emitting one
 // alone on its line ({{ extra_args | join(' ') }} in a continued ExecStart), becomes "${___}",
-// which the lexer reads as one word and checker.HasPlaceholder recognises, so the command
+// which the lexer reads as one word and text.HasPlaceholder recognises, so the command
 // line is known to carry more words. ParseFile restores the true text of every word. It
 // returns nil when content has no placeholder.
 func Neutralize(content []byte) []byte {
-	spans := checker.TemplateSpans(content)
+	spans := text.TemplateSpans(content)
 	if len(spans) == 0 {
 		return nil
 	}
