@@ -67,6 +67,68 @@ func keepMetricFacts(f *checker.File) {
 	}
 }
 
+// Workload facts. The application workloads that prune keeps whole because they name a
+// loopback address or the host network (a sidecar's 127.0.0.1 upstream, a probe on
+// localhost) were the largest share of the trees left: among the rules only KP302
+// (loopback-nodeport) reads them, and only the pod's hostNetwork and each container's image,
+// command, args, env, probes and lifecycle hooks (the node port range reader, the same
+// command and args). When the words of such a workload are only those (loopbackKeep: no
+// other of pruneKeep's words, no template placeholder), it keeps of its pod spec only these
+// fields, the same nodes; its top-level keys and metadata stay. Volumes, resources, ports,
+// affinity and the like are dropped, and the workload keeps its tree if any of them names
+// a word of pruneKeep.
+
+// loopbackKeep are the words of pruneKeep that only KP302 looks for in workloads.
+var loopbackKeep = [][]byte{[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("[::1]"), []byte("[0:0:0:0:0:0:0:1]")}
+
+// otherKeep are the rest of pruneKeep's words.
+var otherKeep = func() [][]byte {
+	var out [][]byte
+	for _, w := range pruneKeep {
+		if !mentions(w, loopbackKeep) {
+			out = append(out, w)
+		}
+	}
+	return out
+}()
+
+// containerFacts are the fields of a container that KP302 reads.
+var containerFacts = []string{"name", "image", "command", "args", "env", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
+
+// keepWorkloadFacts reduces the application workloads of f to the fields KP302 reads (see
+// above).
+func keepWorkloadFacts(f *checker.File) {
+	for i, d := range f.Docs {
+		own := d.File == f || d.File.Masked && d.File.Parent == f
+		spec := checker.WorkloadPodSpec(d.Kind)
+		if !pruneKinds[d.Kind] || spec == nil || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
+			d.Node == nil || d.Node.Kind != yaml.MappingNode {
+			continue
+		}
+		if text := docText(f, i); mentions(text, otherKeep) || mentions(text, pruneKeepTemplated) {
+			continue
+		}
+		root := &factTrie{}
+		root.leaf(spec.Append("hostNetwork"))
+		for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
+			_, cs := d.Lookup(spec.Append(list))
+			if cs == nil || cs.Kind != yaml.SequenceNode {
+				continue
+			}
+			for k := range cs.Content {
+				for _, field := range containerFacts {
+					root.leaf(spec.Append(list, k, field))
+				}
+			}
+		}
+		r := reducer{}
+		if skel := r.reduce(d.Node, root, true); !r.keep {
+			d.DropGeneric()
+			d.Node = skel
+		}
+	}
+}
+
 // factTrie is the set of field paths to keep: leaf marks a node kept whole.
 type factTrie struct {
 	kids  map[string]*factTrie

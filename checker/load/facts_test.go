@@ -131,3 +131,78 @@ func countNodes(n *yaml.Node) int {
 	}
 	return c
 }
+
+// TestKeepWorkloadFacts: an application Deployment whose only words of pruneKeep are
+// loopback addresses keeps of its pod spec what KP302 reads (hostNetwork, each container's
+// image, command, args, env, probes and hooks), the same nodes, and its metadata; one that
+// names another word, a template placeholder, or a loopback address in a dropped field keeps
+// its whole tree.
+func TestKeepWorkloadFacts(t *testing.T) {
+	const deploy = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations: {owner: web}
+spec:
+  replicas: 2
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      hostNetwork: true
+      volumes:
+      - name: data
+        emptyDir: {}
+      containers:
+      - name: web
+        image: nginx
+        args: [--upstream=127.0.0.1:8080]
+        env:
+        - {name: UP, value: "http://localhost:3000"}
+        readinessProbe:
+          httpGet: {host: 127.0.0.1, port: 8080}
+        resources: {limits: {cpu: 1}}
+        volumeMounts:
+        - {name: data, mountPath: /data}
+`
+	tests := []struct {
+		name, src string
+		reduced   bool
+	}{
+		{"loopback only", deploy, true},
+		{"another word", deploy + "        - {name: rules, mountPath: /etc/iptables}\n", false},
+		{"a placeholder", deploy + "        - {name: x, mountPath: \"{{ .Values.path }}\"}\n", false},
+		{"a dropped loopback", deploy + "        - {name: x, mountPath: /run/127.0.0.1}\n", false},
+	}
+	spec := checker.P("spec", "template", "spec")
+	c := spec.Append("containers", 0)
+	kept := []checker.Path{checker.P("metadata", "annotations", "owner"), spec.Append("hostNetwork"), c.Append("image"), c.Append("args", 0),
+		c.Append("env", 0, "value"), c.Append("readinessProbe", "httpGet", "port")}
+	gone := []checker.Path{checker.P("spec", "replicas"), spec.Append("volumes"), c.Append("resources"), c.Append("volumeMounts")}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			whole := Bytes("d.yaml", []byte(tt.src), nil).Docs[0]
+			f, probs := readAndParse(t.Context(), input{name: "d.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
+			if len(probs) > 0 || f == nil {
+				t.Fatalf("load: %v", probs)
+			}
+			prune(f)
+			d := f.Docs[0]
+			if d.Pruned {
+				t.Fatal("pruned")
+			}
+			for _, p := range kept {
+				_, a := d.Lookup(p)
+				_, b := whole.Lookup(p)
+				if a == nil || b == nil || a.Value != b.Value || a.Line != b.Line || a.Column != b.Column {
+					t.Errorf("%s: not kept as it was", p)
+				}
+			}
+			for _, p := range gone {
+				if d.Has(p) == tt.reduced {
+					t.Errorf("%s: present %v, want %v", p, d.Has(p), !tt.reduced)
+				}
+			}
+		})
+	}
+}

@@ -61,12 +61,7 @@ func prune(f *checker.File) {
 		if !pruneKinds[d.Kind] || !own || d.Parent != nil || len(d.Embedded) > 0 || d.Node == nil || d.Node.Kind != yaml.MappingNode {
 			continue
 		}
-		from := f.Lines.LineStart(d.Node.Line)
-		to := len(f.Content)
-		if i+1 < len(f.Docs) && f.Docs[i+1].Node != nil {
-			to = f.Lines.LineStart(f.Docs[i+1].Node.Line)
-		}
-		text := f.Content[max(from, 0):max(min(to, len(f.Content)), from)]
+		text := docText(f, i)
 		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) {
 			continue
 		}
@@ -83,6 +78,18 @@ func prune(f *checker.File) {
 		d.Pruned = true
 	}
 	keepMetricFacts(f)
+	keepWorkloadFacts(f)
+}
+
+// docText returns the lines of f's document i: from its first line to the next document's.
+func docText(f *checker.File, i int) []byte {
+	d := f.Docs[i]
+	from := f.Lines.LineStart(d.Node.Line)
+	to := len(f.Content)
+	if i+1 < len(f.Docs) && f.Docs[i+1].Node != nil {
+		to = f.Lines.LineStart(f.Docs[i+1].Node.Line)
+	}
+	return f.Content[max(from, 0):max(min(to, len(f.Content)), from)]
 }
 
 func mentions(b []byte, words [][]byte) bool {

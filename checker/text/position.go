@@ -1,7 +1,9 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"unicode/utf8"
 )
@@ -40,7 +42,12 @@ func (p Position) Less(o Position) bool {
 // LineIndex converts between byte offsets and line/column positions of one text.
 type LineIndex struct {
 	content []byte
-	starts  []int // byte offset of the start of each line
+	// starts holds the byte offset of the start of each line. Four bytes a line, allocated to
+	// size: the line indexes of every file stay in memory for a whole run, and as []int grown
+	// by appending they were a twentieth of a large run's heap (issue 24). Content of 4 GiB
+	// or more (never read in practice) is indexed in wideStarts instead.
+	starts     []uint32
+	wideStarts []int
 	// wide has bit i set when line i+1 (with its break) holds a byte of a multi-byte
 	// character: only there does a column need counting code points; elsewhere it is a byte
 	// difference, so that positions on long lines cost the same as on short ones.
@@ -52,42 +59,80 @@ type LineIndex struct {
 // "\r", and the Unicode line breaks NEL (U+0085), LS (U+2028) and PS (U+2029). The line
 // break belongs to the line it ends.
 func NewLineIndex(content []byte) *LineIndex {
-	starts := make([]int, 1, len(content)/32+1)
-	// A byte order mark is not part of the first line's columns.
-	if len(content) >= 3 && content[0] == 0xEF && content[1] == 0xBB && content[2] == 0xBF {
-		starts[0] = 3
+	x := &LineIndex{content: content}
+	// At most one line per LF and per CR, and rarely any other break: one allocation.
+	n := 1 + bytes.Count(content, []byte{'\n'}) + bytes.Count(content, []byte{'\r'})
+	big := uint64(len(content)) > narrowLimit
+	if big {
+		x.wideStarts = make([]int, 1, n)
+	} else {
+		x.starts = make([]uint32, 1, n)
 	}
-	var wide []uint64
+	add := func(off int) {
+		if big {
+			x.wideStarts = append(x.wideStarts, off)
+		} else {
+			x.starts = append(x.starts, uint32(off))
+		}
+	}
+	// A byte order mark is not part of the first line's columns.
+	bom := 0
+	if len(content) >= 3 && content[0] == 0xEF && content[1] == 0xBB && content[2] == 0xBF {
+		bom = 3
+		if big {
+			x.wideStarts[0] = bom
+		} else {
+			x.starts[0] = uint32(bom)
+		}
+	}
 	for i := 0; i < len(content); i++ {
 		c := content[i]
 		if c < utf8.RuneSelf {
 			// ASCII, most bytes: only LF and CR end lines.
 			switch c {
 			case '\n':
-				starts = append(starts, i+1)
+				add(i + 1)
 			case '\r':
 				if i+1 < len(content) && content[i+1] == '\n' {
 					i++
 				}
-				starts = append(starts, i+1)
+				add(i + 1)
 			}
 			continue
 		}
-		if i >= starts[0] {
+		if i >= bom {
 			// A multi-byte character, or the first byte of a NEL, LS or PS break: the
 			// byte order mark belongs to no line.
-			line := len(starts) - 1
-			if line/64 >= len(wide) {
-				wide = append(wide, make([]uint64, line/64+1-len(wide))...)
+			line := x.lines() - 1
+			if line/64 >= len(x.wide) {
+				x.wide = append(x.wide, make([]uint64, line/64+1-len(x.wide))...)
 			}
-			wide[line/64] |= 1 << (line % 64)
+			x.wide[line/64] |= 1 << (line % 64)
 		}
 		if n := breakLen(content, i); n > 0 {
 			i += n - 1
-			starts = append(starts, i+1)
+			add(i + 1)
 		}
 	}
-	return &LineIndex{content: content, starts: starts, wide: wide}
+	return x
+}
+
+// narrowLimit is the largest content indexed with four-byte offsets (a variable for tests).
+var narrowLimit uint64 = math.MaxUint32
+
+// lines is the number of lines; start the byte offset of 0-based line i.
+func (x *LineIndex) lines() int {
+	if x.wideStarts != nil {
+		return len(x.wideStarts)
+	}
+	return len(x.starts)
+}
+
+func (x *LineIndex) start(i int) int {
+	if x.wideStarts != nil {
+		return x.wideStarts[i]
+	}
+	return int(x.starts[i])
 }
 
 // narrow reports whether 1-based line holds only single-byte characters.
@@ -119,17 +164,17 @@ func breakLen(b []byte, i int) int {
 }
 
 // Lines returns the number of lines.
-func (x *LineIndex) Lines() int { return len(x.starts) }
+func (x *LineIndex) Lines() int { return x.lines() }
 
 // LineStart returns the byte offset of the start of 1-based line.
 func (x *LineIndex) LineStart(line int) int {
 	if line < 1 {
 		return 0
 	}
-	if line > len(x.starts) {
+	if line > x.lines() {
 		return len(x.content)
 	}
-	return x.starts[line-1]
+	return x.start(line - 1)
 }
 
 // LineEnd returns the byte offset of the end of 1-based line's text, before its line break.
@@ -137,13 +182,13 @@ func (x *LineIndex) LineEnd(line int) int {
 	if line < 1 {
 		line = 1
 	}
-	if line >= len(x.starts) {
+	if line >= x.lines() {
 		return len(x.content)
 	}
-	end := x.starts[line]
+	end := x.start(line)
 	// Step back over the break that ends the line ("\r\n" is one break).
 	for k := 3; k >= 1; k-- {
-		if end-k >= x.starts[line-1] && breakLen(x.content, end-k) == k {
+		if end-k >= x.start(line-1) && breakLen(x.content, end-k) == k {
 			return end - k
 		}
 	}
@@ -152,10 +197,10 @@ func (x *LineIndex) LineEnd(line int) int {
 
 // LineText returns the text of 1-based line without its line ending.
 func (x *LineIndex) LineText(line int) string {
-	if line < 1 || line > len(x.starts) {
+	if line < 1 || line > x.lines() {
 		return ""
 	}
-	return string(x.content[x.starts[line-1]:x.LineEnd(line)])
+	return string(x.content[x.start(line-1):x.LineEnd(line)])
 }
 
 // Offset converts a 1-based line and code-point column to a byte offset, clamped to the line.
@@ -163,10 +208,10 @@ func (x *LineIndex) Offset(line, col int) int {
 	if line < 1 {
 		return 0
 	}
-	if line > len(x.starts) {
+	if line > x.lines() {
 		return len(x.content)
 	}
-	off := x.starts[line-1]
+	off := x.start(line - 1)
 	end := x.LineEnd(line)
 	if x.narrow(line) {
 		return min(off+max(col-1, 0), end)
@@ -180,7 +225,7 @@ func (x *LineIndex) Offset(line, col int) int {
 
 // Line returns the 1-based line that holds byte offset off (clamped to the content).
 func (x *LineIndex) Line(off int) int {
-	return max(1, sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }))
+	return max(1, sort.Search(x.lines(), func(i int) bool { return x.start(i) > off }))
 }
 
 // Position converts a byte offset to a position in file name.
@@ -191,11 +236,11 @@ func (x *LineIndex) Position(name string, off int) Position {
 	if off > len(x.content) {
 		off = len(x.content)
 	}
-	line := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+	line := sort.Search(x.lines(), func(i int) bool { return x.start(i) > off })
 	if line == 0 {
 		line = 1
 	}
-	start := x.starts[line-1]
+	start := x.start(line - 1)
 	if off < start {
 		off = start
 	}
