@@ -118,12 +118,25 @@ func (ws *Workspace) Replacements() []Replacement {
 			}
 		}
 	}
-	for _, in := range ws.Instances {
+	// A switch shared by layers of one configuration (a Talos KubeProxyConfig disabling the
+	// machine config's kube-proxy, see cluster.mergeLayers) counts once, as the instance of
+	// the document that writes it.
+	byOwner := make([]*Instance, 0, len(ws.Instances))
+	for _, own := range []bool{true, false} {
+		for _, in := range ws.Instances {
+			if in.IsDisabled() && (in.Installer.Disabled.Doc == nil || in.Installer.Disabled.Doc == in.Installer.Doc) == own {
+				byOwner = append(byOwner, in)
+			}
+		}
+	}
+	seen := map[*InstallerSetting]bool{}
+	for _, in := range byOwner {
 		ins := in.Installer
-		if !in.IsDisabled() || ins.Name == InstallerKubeadm {
+		if ins.Name == InstallerKubeadm || seen[ins.Disabled] {
 			continue
 		}
 		s := ins.Disabled
+		seen[s] = true
 		if ins.File != nil && s.Pos.IsValid() && InTemplateConditional(ins.File, s.Pos.Offset) {
 			continue
 		}
@@ -239,8 +252,27 @@ func (ws *Workspace) ScopeOfInstance(in *Instance) string {
 // another installer configuration (a second kind config, another kubespray vars file) in the
 // same directory defines another cluster. It still speaks for the workloads, configurations
 // and command lines of its scope, which are the kube-proxy it leaves behind.
-func OtherCluster(r *Replacement, in *Instance) bool {
-	return r.Instance != nil && in.Installer != nil && r.Instance != in
+// Layers of one configuration (Workspace.Layers) are one installer: a layer's switch speaks
+// for the others.
+func OtherCluster(ws *Workspace, r *Replacement, in *Instance) bool {
+	return r.Instance != nil && in.Installer != nil && r.Instance != in && !ws.Layers(r.Instance, in)
+}
+
+// LayeringInstaller reports whether installer merges several configuration files of one
+// cluster into one configuration: Talos machine configs, their patches and KubeProxyConfig
+// documents; k3s and RKE2 config.yaml with its config.yaml.d drop-ins.
+func LayeringInstaller(name string) bool {
+	return name == InstallerTalos || name == InstallerK3s || name == InstallerRKE2
+}
+
+// Layers reports whether installer instances a and b are layers of one configuration: the
+// same layering installer (LayeringInstaller) in one cluster.
+func (ws *Workspace) Layers(a, b *Instance) bool {
+	if a == nil || b == nil || a.Installer == nil || b.Installer == nil || a.Installer.Name != b.Installer.Name || !LayeringInstaller(a.Installer.Name) {
+		return false
+	}
+	c := ws.InstanceCluster(a)
+	return c != nil && c == ws.InstanceCluster(b)
 }
 
 // Replaced is the replacement view of a workspace, computed once per run: the signs that
@@ -298,7 +330,7 @@ func (ws *Workspace) Replaced() *Replaced {
 			if running || rep.Managed || rc == nil {
 				break
 			}
-			if is.c == rc && !OtherCluster(rep, is.in) {
+			if is.c == rc && !OtherCluster(ws, rep, is.in) {
 				conflict = true
 				running = is.runs
 			}
@@ -356,7 +388,7 @@ func (r *Replaced) otherCluster(rep *Replacement, file string) bool {
 		return false
 	}
 	for _, in := range ins {
-		if in == rep.Instance {
+		if in == rep.Instance || r.ws.Layers(in, rep.Instance) {
 			return false
 		}
 	}

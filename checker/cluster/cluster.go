@@ -140,7 +140,39 @@ func Infer(ws *checker.Workspace, declared []Declared) []error {
 	clusters = append(clusters, renderings(ws, clusters)...)
 	uniqueNames(clusters)
 	ws.SetClusters(clusters, files)
+	mergeLayers(ws)
 	return errs
+}
+
+// mergeLayers gives the layers of one configuration the switch one of them sets: a Talos
+// KubeProxyConfig with enabled: false (or a patch's cluster.proxy.disabled) disables the
+// kube-proxy of the machine config it is merged into, in the same cluster. Only the switch
+// is shared; a mode set in one layer is not copied to the others yet.
+func mergeLayers(ws *checker.Workspace) {
+	type key struct {
+		c         *checker.Cluster
+		installer string
+	}
+	off := map[key]*checker.InstallerSetting{}
+	for _, in := range ws.Instances {
+		if in.IsDisabled() && checker.LayeringInstaller(in.Installer.Name) {
+			k := key{ws.InstanceCluster(in), in.Installer.Name}
+			if k.c != nil && off[k] == nil {
+				off[k] = in.Installer.Disabled
+			}
+		}
+	}
+	if len(off) == 0 {
+		return
+	}
+	for _, in := range ws.Instances {
+		if in.Installer == nil || in.IsDisabled() || !checker.LayeringInstaller(in.Installer.Name) {
+			continue
+		}
+		if s := off[key{ws.InstanceCluster(in), in.Installer.Name}]; s != nil {
+			in.Installer.Disabled = s
+		}
+	}
 }
 
 // anyIn reports whether a cluster lies in the self-contained tree unit.

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -297,5 +298,49 @@ func TestAnchorsOncePerPosition(t *testing.T) {
 				t.Errorf("%s: anchors %d and %d at %s and %s: not one per position, in order", c.Name, i-1, i, c.Anchors[i-1].Pos, c.Anchors[i].Pos)
 			}
 		}
+	}
+}
+
+// TestTalosLayers: Talos machine configs of one cluster are layers of one configuration; a
+// KubeProxyConfig with enabled: false in a patch disables the base config's kube-proxy too,
+// counts as one replacement, and quiets the kube-proxy rules in the base's file. A second
+// Talos cluster beside it keeps its own kube-proxy.
+func TestTalosLayers(t *testing.T) {
+	base := "version: v1alpha1\nmachine:\n  type: controlplane\ncluster:\n  clusterName: %s\n"
+	ws := load.Files(map[string][]byte{
+		"home/talos/cluster.yaml":      []byte(fmt.Sprintf(base, "home")),
+		"home/talos/controlplane.yaml": []byte("machine:\n  type: controlplane\n---\napiVersion: v1alpha1\nkind: KubeProxyConfig\nenabled: false\n"),
+		"home/apps/svc.yaml":           []byte(svc),
+		"lab/talos/cluster.yaml":       []byte(fmt.Sprintf(base, "lab")),
+	}, nil)
+	var home, lab []*checker.Instance
+	for _, in := range ws.Instances {
+		switch f := checker.InstanceFile(in); {
+		case strings.HasPrefix(f, "home/"):
+			home = append(home, in)
+		case strings.HasPrefix(f, "lab/"):
+			lab = append(lab, in)
+		}
+	}
+	if len(home) != 2 || len(lab) != 1 {
+		t.Fatalf("instances: home %d, lab %d", len(home), len(lab))
+	}
+	for _, in := range home {
+		if !in.IsDisabled() || in.Runs() {
+			t.Errorf("%s: runs kube-proxy, want disabled by the KubeProxyConfig layer", in.Label)
+		}
+	}
+	if lab[0].IsDisabled() {
+		t.Errorf("%s: disabled by another cluster's layer", lab[0].Label)
+	}
+	r := ws.Replaced()
+	if len(r.All) != 1 || !strings.HasPrefix(r.All[0].Message, "Talos KubeProxyConfig in home/talos/controlplane.yaml") {
+		t.Errorf("replacements %+v, want one, the KubeProxyConfig's", r.All)
+	}
+	if _, ok := r.Quiet("home/talos/cluster.yaml"); !ok {
+		t.Error("home/talos/cluster.yaml: kube-proxy rules not quiet")
+	}
+	if _, ok := r.Quiet("lab/talos/cluster.yaml"); ok {
+		t.Error("lab/talos/cluster.yaml: quiet, but its kube-proxy runs")
 	}
 }

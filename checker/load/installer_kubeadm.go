@@ -37,7 +37,7 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 	// A configuration in another document's string (cloud-init write_files, a custom
 	// resource's field, a CI step's heredoc) is a kubeadm config file like any other; only the
 	// kubeadm-config ConfigMap's copy is a record.
-	inString := d.Parent != nil && d.Parent.Kind != "ConfigMap" && !isKindCluster(d.Parent)
+	inString := d.Parent != nil && !kubeadmRecord(d) && !isKindCluster(d.Parent)
 	if d.Parent != nil && !inString && ins.Disabled == nil {
 		// The kubeadm-config ConfigMap records the cluster's ClusterConfiguration, but kubeadm
 		// keeps kube-proxy's settings in the kube-proxy ConfigMap: on its own it says nothing
@@ -64,6 +64,12 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 				break
 			}
 		}
+	}
+	if inString && kpc == nil && chartValuesFile(ws, d.File.Outer().Path) {
+		// A string of a Helm chart's values file is one input of a template, which may
+		// append the KubeProxyConfiguration itself: the chart's rendering is the kubeadm
+		// config (and a cluster of its own), judged with what the template adds.
+		return nil
 	}
 	label := "kubeadm ClusterConfiguration in " + d.File.Outer().Path
 	if d.Parent != nil {
@@ -115,4 +121,26 @@ func skipPhasesSetting(d *checker.Document) *checker.InstallerSetting {
 		}
 	}
 	return nil
+}
+
+// chartValuesFile reports whether file is a values file (values.yaml, values-ENV.yaml) beside
+// a Chart.yaml that the run reads.
+func chartValuesFile(ws *checker.Workspace, file string) bool {
+	base := path.Base(file)
+	if base != "values.yaml" && base != "values.yml" && !valuesVariantRe.MatchString(base) {
+		return false
+	}
+	return ws.File(path.Join(path.Dir(file), "Chart.yaml")) != nil
+}
+
+// kubeadmRecord reports whether d is kubeadm's own record of the cluster configuration: the
+// ClusterConfiguration key of the kubeadm-config ConfigMap. Another ConfigMap that holds a
+// kubeadm config (mounted into a bootstrap job or a node image builder) holds a config file
+// like any other string.
+func kubeadmRecord(d *checker.Document) bool {
+	p := d.Parent
+	if p == nil || p.Kind != "ConfigMap" {
+		return false
+	}
+	return p.Name == "kubeadm-config" || len(d.ParentPath) > 0 && d.ParentPath[len(d.ParentPath)-1] == "ClusterConfiguration"
 }
