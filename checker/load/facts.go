@@ -129,6 +129,50 @@ func keepWorkloadFacts(f *checker.File) {
 	}
 }
 
+// Service facts. Services were the largest share of the trees left after that, and the
+// rules read only their node ports: checker.Workspace.NodePorts (from the typed object, with
+// the nodePort keys' positions) and the Rego data's services (spec.type and each port's
+// name, port, nodePort and protocol). A Service that names none of pruneKeep's words and no
+// template placeholder keeps of its spec only those fields, the same nodes, and its
+// top-level keys and metadata; selectors, cluster IPs, target ports and the like are
+// dropped.
+
+// serviceSpecFacts and servicePortFacts are the fields of a Service the rules read.
+var (
+	serviceSpecFacts = []string{"type", "allocateLoadBalancerNodePorts"}
+	servicePortFacts = []string{"name", "port", "nodePort", "protocol"}
+)
+
+// keepServiceFacts reduces the Services of f to their node port facts (see above).
+func keepServiceFacts(f *checker.File) {
+	for i, d := range f.Docs {
+		own := d.File == f || d.File.Masked && d.File.Parent == f
+		if d.Kind != "Service" || d.APIVersion != "v1" || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
+			d.Node == nil || d.Node.Kind != yaml.MappingNode {
+			continue
+		}
+		if text := docText(f, i); mentions(text, pruneKeep) || mentions(text, pruneKeepTemplated) {
+			continue
+		}
+		root := &factTrie{}
+		for _, field := range serviceSpecFacts {
+			root.leaf(checker.P("spec", field))
+		}
+		if _, ports := d.Lookup(checker.P("spec", "ports")); ports != nil && ports.Kind == yaml.SequenceNode {
+			for k := range ports.Content {
+				for _, field := range servicePortFacts {
+					root.leaf(checker.P("spec", "ports", k, field))
+				}
+			}
+		}
+		r := reducer{}
+		if skel := r.reduce(d.Node, root, true); !r.keep {
+			d.DropGeneric()
+			d.Node = skel
+		}
+	}
+}
+
 // factTrie is the set of field paths to keep: leaf marks a node kept whole.
 type factTrie struct {
 	kids  map[string]*factTrie

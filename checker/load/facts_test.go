@@ -206,3 +206,54 @@ spec:
 		})
 	}
 }
+
+// TestKeepServiceFacts: a Service keeps its type and its ports' name, port, nodePort and
+// protocol, the same nodes, and drops the rest of its spec; one that names a word of
+// pruneKeep keeps its whole tree.
+func TestKeepServiceFacts(t *testing.T) {
+	const svc = `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
+    nodePort: 30080
+`
+	for _, tt := range []struct {
+		name, src string
+		reduced   bool
+	}{
+		{"plain", svc, true},
+		{"a word", svc + "  externalIPs: [127.0.0.2]\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			whole := Bytes("s.yaml", []byte(tt.src), nil).Docs[0]
+			f, probs := readAndParse(t.Context(), input{name: "s.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
+			if len(probs) > 0 || f == nil {
+				t.Fatalf("load: %v", probs)
+			}
+			prune(f)
+			d := f.Docs[0]
+			for _, p := range []checker.Path{checker.P("metadata", "name"), checker.P("spec", "type"), checker.P("spec", "ports", 0, "name"), checker.P("spec", "ports", 0, "nodePort")} {
+				_, a := d.Lookup(p)
+				_, b := whole.Lookup(p)
+				if a == nil || b == nil || a.Value != b.Value || a.Line != b.Line || a.Column != b.Column {
+					t.Errorf("%s: not kept as it was", p)
+				}
+			}
+			for _, p := range []checker.Path{checker.P("spec", "selector"), checker.P("spec", "ports", 0, "targetPort")} {
+				if d.Has(p) == tt.reduced {
+					t.Errorf("%s: present %v, want %v", p, d.Has(p), !tt.reduced)
+				}
+			}
+			if d.Object == nil {
+				t.Error("the Service's typed object is gone")
+			}
+		})
+	}
+}

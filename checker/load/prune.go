@@ -79,6 +79,7 @@ func prune(f *checker.File) {
 	}
 	keepMetricFacts(f)
 	keepWorkloadFacts(f)
+	keepServiceFacts(f)
 }
 
 // docText returns the lines of f's document i: from its first line to the next document's.
