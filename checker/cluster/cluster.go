@@ -144,33 +144,56 @@ func Infer(ws *checker.Workspace, declared []Declared) []error {
 	return errs
 }
 
-// mergeLayers gives the layers of one configuration the switch one of them sets: a Talos
+// mergeLayers gives the layers of one configuration what one of them sets: a Talos
 // KubeProxyConfig with enabled: false (or a patch's cluster.proxy.disabled) disables the
-// kube-proxy of the machine config it is merged into, in the same cluster. Only the switch
-// is shared; a mode set in one layer is not copied to the others yet.
+// kube-proxy of the machine config it is merged into, in the same cluster, and a mode set in
+// one layer only (a patch's cluster.proxy.mode) is the mode of the others. Layers that set
+// different modes keep their own (which one wins depends on the patch order).
 func mergeLayers(ws *checker.Workspace) {
 	type key struct {
 		c         *checker.Cluster
 		installer string
 	}
-	off := map[key]*checker.InstallerSetting{}
-	for _, in := range ws.Instances {
-		if in.IsDisabled() && checker.LayeringInstaller(in.Installer.Name) {
-			k := key{ws.InstanceCluster(in), in.Installer.Name}
-			if k.c != nil && off[k] == nil {
-				off[k] = in.Installer.Disabled
-			}
-		}
+	type shared struct {
+		off   *checker.InstallerSetting
+		mode  *checker.InstallerSetting
+		modes int
 	}
-	if len(off) == 0 {
-		return
-	}
+	layers := map[key]*shared{}
 	for _, in := range ws.Instances {
-		if in.Installer == nil || in.IsDisabled() || !checker.LayeringInstaller(in.Installer.Name) {
+		if in.Installer == nil || !checker.LayeringInstaller(in.Installer.Name) {
 			continue
 		}
-		if s := off[key{ws.InstanceCluster(in), in.Installer.Name}]; s != nil {
-			in.Installer.Disabled = s
+		k := key{ws.InstanceCluster(in), in.Installer.Name}
+		if k.c == nil {
+			continue
+		}
+		sh := layers[k]
+		if sh == nil {
+			sh = &shared{}
+			layers[k] = sh
+		}
+		if in.IsDisabled() && sh.off == nil {
+			sh.off = in.Installer.Disabled
+		}
+		if m := in.Installer.Mode; m != nil && m != sh.mode {
+			sh.mode = m
+			sh.modes++
+		}
+	}
+	for _, in := range ws.Instances {
+		if in.Installer == nil || !checker.LayeringInstaller(in.Installer.Name) {
+			continue
+		}
+		sh := layers[key{ws.InstanceCluster(in), in.Installer.Name}]
+		if sh == nil {
+			continue
+		}
+		if sh.off != nil && !in.IsDisabled() {
+			in.Installer.Disabled = sh.off
+		}
+		if sh.modes == 1 && in.Installer.Mode == nil {
+			in.Installer.Mode = sh.mode
 		}
 	}
 }

@@ -304,7 +304,8 @@ func TestAnchorsOncePerPosition(t *testing.T) {
 // TestTalosLayers: Talos machine configs of one cluster are layers of one configuration; a
 // KubeProxyConfig with enabled: false in a patch disables the base config's kube-proxy too,
 // counts as one replacement, and quiets the kube-proxy rules in the base's file. A second
-// Talos cluster beside it keeps its own kube-proxy.
+// Talos cluster beside it keeps its own kube-proxy; in a third, the mode a patch sets is the
+// base's mode.
 func TestTalosLayers(t *testing.T) {
 	base := "version: v1alpha1\nmachine:\n  type: controlplane\ncluster:\n  clusterName: %s\n"
 	ws := load.Files(map[string][]byte{
@@ -312,6 +313,8 @@ func TestTalosLayers(t *testing.T) {
 		"home/talos/controlplane.yaml": []byte("machine:\n  type: controlplane\n---\napiVersion: v1alpha1\nkind: KubeProxyConfig\nenabled: false\n"),
 		"home/apps/svc.yaml":           []byte(svc),
 		"lab/talos/cluster.yaml":       []byte(fmt.Sprintf(base, "lab")),
+		"edge/talos/cluster.yaml":      []byte(fmt.Sprintf(base, "edge")),
+		"edge/talos/patch.yaml":        []byte("cluster:\n  proxy:\n    mode: ipvs\n"),
 	}, nil)
 	var home, lab []*checker.Instance
 	for _, in := range ws.Instances {
@@ -332,6 +335,14 @@ func TestTalosLayers(t *testing.T) {
 	}
 	if lab[0].IsDisabled() {
 		t.Errorf("%s: disabled by another cluster's layer", lab[0].Label)
+	}
+	// A mode set in one layer only is the mode of the others.
+	for _, in := range ws.Instances {
+		if f := checker.InstanceFile(in); strings.HasPrefix(f, "edge/") {
+			if m := in.Mode(checker.Version{Major: 1, Minor: 40}); m.Value != "ipvs" {
+				t.Errorf("%s: mode %q, want ipvs from the patch layer", in.Label, m.Value)
+			}
+		}
 	}
 	r := ws.Replaced()
 	if len(r.All) != 1 || !strings.HasPrefix(r.All[0].Message, "Talos KubeProxyConfig in home/talos/controlplane.yaml") {
