@@ -69,10 +69,13 @@ func keepMetricFacts(f *checker.File) {
 
 // Workload facts. The application workloads that prune keeps whole because they name a
 // loopback address or the host network (a sidecar's 127.0.0.1 upstream, a probe on
-// localhost) were the largest share of the trees left: among the rules only KP302
-// (loopback-nodeport) reads them, and only the pod's hostNetwork and each container's image,
-// command, args, env, probes and lifecycle hooks (the node port range reader, the same
-// command and args). When the words of such a workload are only those (loopbackKeep: no
+// localhost), and the DaemonSets that are not kube-proxy (node agents, log shippers), were
+// the largest share of the trees left: among the rules only KP302 (loopback-nodeport) reads
+// them, and only the pod's hostNetwork and each container's image, command, args, env,
+// probes and lifecycle hooks (the node port range reader and the control-plane image tags,
+// the same command, args and image; KP603, off by default, a DaemonSet's metadata and its
+// containers' image, command and args). A DaemonSet that runs kube-proxy, or any workload
+// that names it or another word of the rules, keeps its tree. When the words of such a workload are only those (loopbackKeep: no
 // other of pruneKeep's words, no template placeholder), it keeps of its pod spec only these
 // fields, the same nodes; its top-level keys and metadata stay. Volumes, resources, ports,
 // affinity and the like are dropped, and the workload keeps its tree if any of them names
@@ -101,7 +104,7 @@ func keepWorkloadFacts(f *checker.File) {
 	for i, d := range f.Docs {
 		own := d.File == f || d.File.Masked && d.File.Parent == f
 		spec := checker.WorkloadPodSpec(d.Kind)
-		if !pruneKinds[d.Kind] || spec == nil || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
+		if !(pruneKinds[d.Kind] || d.Kind == "DaemonSet") || spec == nil || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
 			d.Node == nil || d.Node.Kind != yaml.MappingNode {
 			continue
 		}
