@@ -104,7 +104,7 @@ func keepWorkloadFacts(f *checker.File) {
 	for i, d := range f.Docs {
 		own := d.File == f || d.File.Masked && d.File.Parent == f
 		spec := checker.WorkloadPodSpec(d.Kind)
-		if !(pruneKinds[d.Kind] || d.Kind == "DaemonSet") || spec == nil || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
+		if !pruneKinds[d.Kind] && d.Kind != "DaemonSet" || spec == nil || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
 			d.Node == nil || d.Node.Kind != yaml.MappingNode {
 			continue
 		}
