@@ -95,10 +95,16 @@ func k3sCommandInstances(ws *checker.Workspace) []*checker.Instance {
 		}
 		var flags []checker.Flag
 		var disabled *checker.InstallerSetting
+		var env map[string]envWord
 		text := string(f.Content)
 		for _, m := range k3sArgRe.FindAllStringSubmatchIndex(text, -1) {
 			if commentedOut(text, m[0]) || !k3sContext(f, m[0]) {
 				continue
+			}
+			if loc := k3dNodeFilterRe.FindStringIndex(text[m[4]:m[5]]); loc != nil {
+				// k3d's --k3s-arg "--kube-proxy-arg=proxy-mode=ipvs@server:*": the node
+				// filter is k3d's, not part of the value.
+				m[5] = m[4] + loc[0]
 			}
 			arg := text[m[4]:m[5]]
 			name, val, hasEq := strings.Cut(arg, "=")
@@ -108,6 +114,7 @@ func k3sCommandInstances(ws *checker.Workspace) []*checker.Instance {
 			fl.ValuePos, fl.ValueEnd = fl.Pos, fl.End
 			if hasEq {
 				fl.ValuePos = f.Lines.Position(f.Path, m[4]+len(name)+1)
+				k3sVarValue(f, &fl, &env)
 			}
 			flags = append(flags, fl)
 		}

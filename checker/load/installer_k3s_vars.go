@@ -1,0 +1,47 @@
+package load
+
+import (
+	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
+)
+
+// k3sVarValue resolves the value of a --kube-proxy-arg flag written as a shell variable
+// (--kube-proxy-arg=proxy-mode=$MODE, --kube-proxy-arg "proxy-mode=${MODE}") to the value
+// the script assigns to it (MODE=ipvs, MODE="${MODE:-ipvs}"), as envFlags does for
+// --proxy-mode "$MODE": the flag then points at the value in the assignment and notes the
+// use. env is computed on first need (nil until then). A value the script does not assign,
+// or assigns several words or a placeholder, stays as written: unknown.
+func k3sVarValue(f *checker.File, fl *checker.Flag, env *map[string]envWord) {
+	name := varRef(fl.Value)
+	if name == "" {
+		return
+	}
+	if *env == nil {
+		*env = map[string]envWord{}
+		d := shell.DialectOf(f.Path, f.Content)
+		switch d {
+		case shell.DialectShell, shell.DialectMakefile, shell.DialectDockerfile:
+			*env = textEnv(d, f, scriptOf(f, d))
+		}
+	}
+	a, ok := (*env)[name]
+	if !ok || a.f != f {
+		return
+	}
+	vals := shell.SplitValue(a.w)
+	if len(vals) != 1 || vals[0].Text == "" || text.HasPlaceholder(vals[0].Text) || strings.Contains(vals[0].Text, "$") {
+		return
+	}
+	v := vals[0]
+	from, to := v.Span(0, len(v.Text))
+	use := checker.Related{Pos: fl.ValuePos, End: fl.ValueEnd, Message: fl.Value + " is expanded here"}
+	fl.Value = v.Text
+	fl.ValuePos, fl.ValueEnd = f.PositionAt(from), f.PositionAt(to)
+	// The name is written at the use and the value at the assignment: the setting is the
+	// value, and no single edit removes the flag.
+	fl.Pos, fl.End, fl.Remove = fl.ValuePos, fl.ValueEnd, nil
+	fl.Via = append(fl.Via, use)
+}
