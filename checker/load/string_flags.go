@@ -168,11 +168,7 @@ func (sf *stringFlagFinder) flagStrings(p checker.Path, key string, nodes []*yam
 		if strings.TrimSpace(n.Value) == "" {
 			continue
 		}
-		s := shell.Parse([]byte(n.Value), 0, len(n.Value), shell.Options{NoHeredocs: true})
-		var ws []shell.Word
-		for _, c := range s.Commands {
-			ws = append(ws, c.Words...)
-		}
+		ws := placeholderWords(n.Value)
 		for _, w := range ws {
 			words = append(words, sfWord{w: w, node: n, path: np, whole: len(ws) == 1, item: items})
 		}
@@ -235,7 +231,7 @@ func flagWords(words []sfWord) bool {
 
 var (
 	flagNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	bareFlagRe = regexp.MustCompile(`^[a-z][a-z0-9-]*=\S*$`)
+	bareFlagRe = regexp.MustCompile(`^[a-z][a-z0-9-]*=[^\n]*$`)
 )
 
 // inContainerArgv reports whether p is inside a container's command or args.
@@ -426,4 +422,34 @@ func (sf *stringFlagFinder) where(p checker.Path, key string) string {
 		return f.Path
 	}
 	return strings.Join(p, ".") + " in " + f.Path
+}
+
+// placeholderWords splits v into shell words, each template placeholder ({{ .Values.x }},
+// {{ kube_proxy_mode }}) kept inside one word with its true text.
+func placeholderWords(v string) []shell.Word {
+	src := []byte(v)
+	spans := text.TemplateSpans(src)
+	if len(spans) > 0 {
+		src = append([]byte(nil), src...)
+		for _, sp := range spans {
+			for i := max(sp.From, 0); i < min(sp.To, len(src)); i++ {
+				src[i] = '_'
+			}
+		}
+	}
+	s := shell.Parse(src, 0, len(src), shell.Options{NoHeredocs: true})
+	var ws []shell.Word
+	for _, c := range s.Commands {
+		for _, w := range c.Words {
+			if len(spans) > 0 && len(w.Offs) == len(w.Text)+1 {
+				b := make([]byte, len(w.Text))
+				for i := range b {
+					b[i] = v[w.Offs[i]]
+				}
+				w.Text = string(b)
+			}
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
