@@ -62,7 +62,10 @@ func stringFlagInstances(ws *checker.Workspace, have []*checker.Instance) []*che
 			out = append(out, sf.found...)
 		}
 	}
-	return out
+	if claimed == nil {
+		claimed = claimedFlagSpans(have)
+	}
+	return append(out, hclStringFlagInstances(ws, claimed, have)...)
 }
 
 // claimedFlagSpans returns, per file, the byte spans of the flags other finders found.
@@ -174,6 +177,20 @@ func (sf *stringFlagFinder) flagStrings(p checker.Path, key string, nodes []*yam
 		}
 	}
 	if len(words) == 0 || !flagWords(words) {
+		return
+	}
+	if k3sArgKeys[key] {
+		// A kube-proxy-arg list or string nested in another tool's configuration (Rancher's
+		// machineGlobalConfig, a Terraform heredoc of an RKE2 config.yaml): k3s's own key.
+		var args []k3sArg
+		for _, w := range words {
+			if w.whole && bareFlagRe.MatchString(strings.TrimLeft(w.w.Text, "-")) {
+				args = append(args, k3sArg{w: w, from: 0, to: len(w.w.Text)})
+			}
+		}
+		if len(args) == len(words) && hasK3sMode(args) {
+			sf.addK3s(p, key, args)
+		}
 		return
 	}
 	if k3s := sf.k3sArgs(words); len(k3s) > 0 {
@@ -368,12 +385,23 @@ func (sf *stringFlagFinder) k3sArgs(words []sfWord) []k3sArg {
 			out = append(out, arg)
 		}
 	}
-	for _, a := range out {
-		if strings.HasPrefix(strings.TrimLeft(a.w.w.Text[a.from:a.to], "-"), "proxy-mode=") {
-			return out
-		}
+	if hasK3sMode(out) {
+		return out
 	}
 	return nil
+}
+
+// k3sArgKeys are k3s's and RKE2's keys for kube-proxy arguments.
+var k3sArgKeys = map[string]bool{"kube-proxy-arg": true, "kube-proxy-arg+": true}
+
+// hasK3sMode reports whether one of args sets proxy-mode.
+func hasK3sMode(args []k3sArg) bool {
+	for _, a := range args {
+		if strings.HasPrefix(strings.TrimLeft(a.w.w.Text[a.from:a.to], "-"), "proxy-mode=") {
+			return true
+		}
+	}
+	return false
 }
 
 // addK3s adds the k3s or RKE2 installer instance of --kube-proxy-arg options found in a
@@ -389,7 +417,16 @@ func (sf *stringFlagFinder) addK3s(p checker.Path, key string, args []k3sArg) {
 		flags = append(flags, fl)
 	}
 	f := sf.d.File.Outer()
-	ins := newK3sInstaller(k3sName(f.Path+" "+strings.Join(p, "."), false), f)
+	hint := f.Path + " " + strings.Join(p, ".")
+	rke2 := sf.d.Contains("rke2") && !sf.d.Contains("k3s")
+	if sf.d.File.Parent != nil {
+		// A string of a Terraform file: the file names the distribution.
+		rke2 = f.Contains("rke2") && !f.Contains("k3s")
+	}
+	if rke2 {
+		hint += " rke2"
+	}
+	ins := newK3sInstaller(k3sName(hint, sf.d.Has(checker.Path{"cni"})), f)
 	ins.Doc = sf.d
 	ins.Anchor, ins.AnchorEnd = flags[0].Pos, flags[0].End
 	if kp, ke, ok := sf.d.KeyPos(p); ok && len(p) > 0 {
@@ -418,8 +455,11 @@ func (sf *stringFlagFinder) addCommand(p checker.Path, key string, flags []check
 // where names the string for labels: "key extra_args in file.yaml".
 func (sf *stringFlagFinder) where(p checker.Path, key string) string {
 	f := sf.d.File.Outer()
-	if len(p) == 0 || key == "" {
+	if key == "" {
 		return f.Path
+	}
+	if len(p) == 0 {
+		return key + " in " + f.Path
 	}
 	return strings.Join(p, ".") + " in " + f.Path
 }
