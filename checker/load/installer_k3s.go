@@ -171,7 +171,7 @@ func k3sContext(f *checker.File, off int) bool {
 	for l := line; l >= max(1, line-8); l-- {
 		t := strings.ToLower(f.Lines.LineText(l))
 		if l < line && !strings.HasSuffix(strings.TrimSpace(t), "\\") {
-			return false
+			return k3sWordContext(f, off)
 		}
 		if strings.Contains(t, "k3s") || strings.Contains(t, "rke2") {
 			return true

@@ -45,3 +45,23 @@ func k3sVarValue(f *checker.File, fl *checker.Flag, env *map[string]envWord) {
 	fl.Pos, fl.End, fl.Remove = fl.ValuePos, fl.ValueEnd, nil
 	fl.Via = append(fl.Via, use)
 }
+
+// k3sWordContext reports whether the option at off sits in a multi-line shell word whose
+// first line names k3s or RKE2: INSTALL_K3S_EXEC="server\n--kube-proxy-arg proxy-mode=ipvs\n"
+// holds one option per line without continuations.
+func k3sWordContext(f *checker.File, off int) bool {
+	d := shell.DialectOf(f.Path, f.Content)
+	if d != shell.DialectShell {
+		return false
+	}
+	for _, c := range scriptOf(f, d).Commands {
+		for _, w := range c.Words {
+			if off < w.Pos || off >= w.End {
+				continue
+			}
+			first := strings.ToLower(f.Lines.LineText(f.Lines.Position(f.Path, w.Pos).Line))
+			return strings.Contains(first, "k3s") || strings.Contains(first, "rke2")
+		}
+	}
+	return false
+}
