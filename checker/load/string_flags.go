@@ -1,6 +1,7 @@
 package load
 
 import (
+	"path"
 	"regexp"
 	"strings"
 
@@ -47,7 +48,7 @@ func stringFlagInstances(ws *checker.Workspace, have []*checker.Instance) []*che
 	var out []*checker.Instance
 	var claimed map[string][][2]int
 	for _, f := range ws.Files {
-		if f.Parent != nil || f.Render != nil || f.Format != checker.FormatYAML || !f.Contains("proxy-mode") {
+		if f.Parent != nil || f.Render != nil || f.Format != checker.FormatYAML || !f.Contains("proxy-mode") || inChart(ws, f.Path) {
 			continue
 		}
 		if claimed == nil {
@@ -66,6 +67,23 @@ func stringFlagInstances(ws *checker.Workspace, have []*checker.Instance) []*che
 		claimed = claimedFlagSpans(have)
 	}
 	return append(out, hclStringFlagInstances(ws, claimed, have)...)
+}
+
+// inChart reports whether file belongs to a Helm chart (a directory above it holds a
+// Chart.yaml): the chart's renderings say which values reach a kube-proxy, and where.
+func inChart(ws *checker.Workspace, file string) bool {
+	for dir := path.Dir(file); ; dir = path.Dir(dir) {
+		name := "Chart.yaml"
+		if dir != "." {
+			name = dir + "/Chart.yaml"
+		}
+		if ws.File(name) != nil {
+			return true
+		}
+		if dir == "." || dir == "/" || dir == "" {
+			return false
+		}
+	}
 }
 
 // claimedFlagSpans returns, per file, the byte spans of the flags other finders found.
