@@ -36,8 +36,9 @@ import (
 // (lowercased: a wrong case is kube-proxy's KP103).
 var stringFlagModes = map[string]bool{"iptables": true, "ipvs": true, "nftables": true, "userspace": true, "kernelspace": true}
 
-// proseKeyRe matches keys whose strings are prose about flags, not flags.
-var proseKeyRe = regexp.MustCompile(`(?i)(desc|help|message|msg|comment|example|usage|summary|title|note|doc|readme|text|body|reason|hint|label|annotation|echo|log)`)
+// proseKeyRe matches keys whose strings are prose about flags, not flags, or data that only
+// looks like name=value flags (label selectors, ConfigMap literals, environments, tags).
+var proseKeyRe = regexp.MustCompile(`(?i)(desc|help|message|msg|comment|example|usage|summary|title|note|doc|readme|text|body|reason|hint|label|annotation|echo|log|selector|match|filter|literal|environment|^env$|tags?$|sysctl|query)`)
 
 // k3dNodeFilterRe is k3d's node filter suffix of a --k3s-arg value ("@server:*", "@agent:0;1").
 var k3dNodeFilterRe = regexp.MustCompile(`@(?:server|servers|agent|agents|all|loadbalancer)(?::[^@\s]*)?$`)
