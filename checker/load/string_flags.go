@@ -230,7 +230,10 @@ func (sf *stringFlagFinder) flagStrings(p checker.Path, key string, nodes []*yam
 	if mode == nil || !mode.HasValue || sf.isClaimed(mode.ValuePos) {
 		return
 	}
-	if !stringFlagModes[strings.ToLower(mode.Value)] && !(text.HasPlaceholder(mode.Value) && strings.Contains(strings.ToLower(strings.Join(p, ".")), "proxy")) {
+	// A mode word, or a placeholder where the path says it is kube-proxy's (kubeProxy.args).
+	known := stringFlagModes[strings.ToLower(mode.Value)]
+	templated := text.HasPlaceholder(mode.Value) && strings.Contains(strings.ToLower(strings.Join(p, ".")), "proxy")
+	if !known && !templated {
 		return
 	}
 	sf.addCommand(p, key, flags, unknown)
