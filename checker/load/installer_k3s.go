@@ -109,6 +109,11 @@ func k3sCommandInstances(ws *checker.Workspace) []*checker.Instance {
 			arg := text[m[4]:m[5]]
 			name, val, hasEq := strings.Cut(arg, "=")
 			fl := checker.Flag{Name: strings.TrimLeft(name, "-"), Value: val, HasValue: hasEq}
+			if !k3sLineContext(f, m[0]) {
+				if use, ok := k3sVarUse(f, m[0]); ok {
+					fl.Via = append(fl.Via, use)
+				}
+			}
 			fl.Pos = f.Lines.Position(f.Path, m[4])
 			fl.End = f.Lines.Position(f.Path, m[5])
 			fl.ValuePos, fl.ValueEnd = fl.Pos, fl.End
@@ -167,11 +172,16 @@ func k3sLineText(f *checker.File, flags []checker.Flag, disabled *checker.Instal
 // k3sContext reports whether the option at off belongs to a k3s or RKE2 command: the
 // command (or the lines it continues) names k3s or rke2.
 func k3sContext(f *checker.File, off int) bool {
+	return k3sLineContext(f, off) || k3sWordContext(f, off)
+}
+
+// k3sLineContext is k3sContext for the option's own line and the lines it continues.
+func k3sLineContext(f *checker.File, off int) bool {
 	line := f.Lines.Position(f.Path, off).Line
 	for l := line; l >= max(1, line-8); l-- {
 		t := strings.ToLower(f.Lines.LineText(l))
 		if l < line && !strings.HasSuffix(strings.TrimSpace(t), "\\") {
-			return k3sWordContext(f, off)
+			return false
 		}
 		if strings.Contains(t, "k3s") || strings.Contains(t, "rke2") {
 			return true

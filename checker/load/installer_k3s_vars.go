@@ -46,22 +46,68 @@ func k3sVarValue(f *checker.File, fl *checker.Flag, env *map[string]envWord) {
 	fl.Via = append(fl.Via, use)
 }
 
-// k3sWordContext reports whether the option at off sits in a multi-line shell word whose
-// first line names k3s or RKE2: INSTALL_K3S_EXEC="server\n--kube-proxy-arg proxy-mode=ipvs\n"
-// holds one option per line without continuations.
+// k3sWordContext reports whether the option at off sits in a shell word that belongs to a
+// k3s or RKE2 command although its own line does not say so: a multi-line word whose first
+// line names k3s or RKE2 (INSTALL_K3S_EXEC="server\n--kube-proxy-arg proxy-mode=ipvs\n", one
+// option per line without continuations), or the value of a variable that a k3s or RKE2
+// command line expands (KP_ARG="--kube-proxy-arg=proxy-mode=ipvs" ... k3s server $KP_ARG).
 func k3sWordContext(f *checker.File, off int) bool {
+	w, ok := k3sWordAt(f, off)
+	if !ok {
+		return false
+	}
+	first := strings.ToLower(f.Lines.LineText(f.Lines.Position(f.Path, w.Pos).Line))
+	if strings.Contains(first, "k3s") || strings.Contains(first, "rke2") {
+		return true
+	}
+	_, ok = k3sVarUse(f, off)
+	return ok
+}
+
+// k3sWordAt returns the shell word of script f that holds offset off.
+func k3sWordAt(f *checker.File, off int) (shell.Word, bool) {
 	d := shell.DialectOf(f.Path, f.Content)
 	if d != shell.DialectShell {
-		return false
+		return shell.Word{}, false
 	}
 	for _, c := range scriptOf(f, d).Commands {
 		for _, w := range c.Words {
-			if off < w.Pos || off >= w.End {
-				continue
+			if off >= w.Pos && off < w.End {
+				return w, true
 			}
-			first := strings.ToLower(f.Lines.LineText(f.Lines.Position(f.Path, w.Pos).Line))
-			return strings.Contains(first, "k3s") || strings.Contains(first, "rke2")
 		}
 	}
-	return false
+	return shell.Word{}, false
+}
+
+// k3sVarUse returns where a k3s or RKE2 command line expands the variable whose assignment
+// holds offset off (NAME="--kube-proxy-arg=..."), as a note for the flag.
+func k3sVarUse(f *checker.File, off int) (checker.Related, bool) {
+	w, ok := k3sWordAt(f, off)
+	if !ok || !shell.IsAssignment(w.Text) {
+		return checker.Related{}, false
+	}
+	name, _, _ := strings.Cut(w.Text, "=")
+	for _, c := range scriptOf(f, shell.DialectShell).Commands {
+		if shell.DataCommand(c.Name()) {
+			continue // echo "$NAME": printed, not run
+		}
+		for _, u := range c.Words {
+			for _, ref := range []string{"${" + name + "}", "$" + name} {
+				i := strings.Index(u.Text, ref)
+				if i < 0 || (ref[1] != '{' && i+len(ref) < len(u.Text) && isNameByte(u.Text[i+len(ref)])) {
+					continue
+				}
+				a, b := u.Span(i, i+len(ref))
+				if k3sLineContext(f, a) {
+					return checker.Related{Pos: f.PositionAt(a), End: f.PositionAt(b), Message: ref + " is expanded here"}, true
+				}
+			}
+		}
+	}
+	return checker.Related{}, false
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
