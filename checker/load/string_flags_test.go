@@ -27,6 +27,7 @@ func TestK3sVariableVia(t *testing.T) {
 	want := map[string][]string{
 		"install.sh": {"ipvs", "install.sh:5:15", "install.sh:6:76", "${MODE} is expanded here"},
 		"agent.sh":   {"ipvs", "agent.sh:3:9", "agent.sh:4:84", "$KP_MODE is expanded here"},
+		"arg.sh":     {"ipvs", "arg.sh:6:36", "arg.sh:8:47", "$KUBE_PROXY_ARG is expanded here"},
 	}
 	for k, w := range want {
 		if g := got[k]; len(g) != len(w) || func() bool {
