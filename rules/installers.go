@@ -83,7 +83,7 @@ func reportInstallerMode(p *checker.Pass, in *checker.Instance, m checker.Settin
 	var f checker.Finding
 	if m.Flag != nil {
 		fl := m.Flag
-		f = checker.Finding{Severity: sev, Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath}
+		f = checker.Finding{Severity: sev, Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath, Related: append([]checker.Related(nil), fl.Via...)}
 	} else {
 		f = installerFinding(in, m.Installer, true, sev, msg)
 	}

@@ -345,6 +345,8 @@ func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.D
 	for _, find := range instanceFinders {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
+	// Last, so that flags the finders above read are not found again in their strings.
+	ws.Instances = append(ws.Instances, stringFlagInstances(ws, ws.Instances)...)
 	var standalone []*checker.Instance
 	for _, in := range ws.Instances {
 		if in.Kind == checker.InstanceConfig {
