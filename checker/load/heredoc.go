@@ -39,9 +39,10 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 var kubeadmClusterRe = regexp.MustCompile(`kind:\s*["']?ClusterConfiguration`)
 
 // heredocWorthDecoding reports whether b (a script or a heredoc body) may hold a document
-// about kube-proxy: a KubeProxyConfiguration or a kubeadm ClusterConfiguration.
+// about kube-proxy: a KubeProxyConfiguration, a kubeadm ClusterConfiguration or a kind
+// Cluster (cat <<EOF | kind create cluster --config=-).
 func heredocWorthDecoding(b []byte) bool {
-	return looksLikeKPC(b) || bytes.Contains(b, []byte("kubeadm.k8s.io/")) && kubeadmClusterRe.Match(b)
+	return looksLikeKPC(b) || bytes.Contains(b, []byte("kubeadm.k8s.io/")) && kubeadmClusterRe.Match(b) || holdsKindCluster(b)
 }
 
 // decodeScriptHeredocs decodes the KubeProxyConfiguration heredocs of script s, lexed from

@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -149,10 +150,10 @@ func stepInstances(ws *checker.Workspace, d *checker.Document, n *yaml.Node, p c
 		if cf == nil {
 			continue
 		}
-		if c := stepHeredocConfig(d, sf, p, cf.Value); c != nil {
+		if c := stepHeredocConfig(d, p, cf.Value); c != nil {
 			in.Config = c
 			pos, end := c.KindPos()
-			in.ConfigVia = append(in.ConfigVia, checker.Related{Pos: pos, End: end, Message: "a heredoc of this step writes the configuration to " + cf.Value})
+			in.ConfigVia = append(in.ConfigVia, checker.Related{Pos: pos, End: end, Message: "a heredoc of a step writes the configuration to " + cf.Value})
 			continue
 		}
 		if *configs == nil {
@@ -163,26 +164,71 @@ func stepInstances(ws *checker.Workspace, d *checker.Document, n *yaml.Node, p c
 	return found
 }
 
-// stepHeredocConfig returns the KubeProxyConfiguration that a heredoc of step script sf
-// (path p of d) writes to target, or nil. The heredoc's documents were decoded with the
-// document (decodeStepScript): the same bytes of the same scalar.
-func stepHeredocConfig(d *checker.Document, sf *checker.File, p checker.Path, target string) *checker.Document {
-	if text.HasPlaceholder(target) || !bytes.Contains(sf.Content, []byte("<<")) {
+// stepHeredocConfig returns the KubeProxyConfiguration that a heredoc of a step of d writes
+// to target, or nil: one of step p first, else one of another step of the same document (a
+// GitLab job's script items and a workflow's steps share the runner's file system). The
+// heredocs' documents were decoded with the document (decodeStepScript).
+func stepHeredocConfig(d *checker.Document, p checker.Path, target string) *checker.Document {
+	if text.HasPlaceholder(target) {
 		return nil
 	}
-	s := scriptOf(sf, shell.DialectShell)
-	want := p.String()
-	for _, h := range s.Heredocs {
-		if h.Command < 0 || h.Command >= len(s.Commands) || len(h.Offs) == 0 ||
-			writeTarget(&s.Commands[h.Command]) != path.Clean(target) {
+	target = path.Clean(target)
+	var other *checker.Document
+	for _, e := range d.Embedded {
+		sf := e.File.Parent
+		if e.Kind != "KubeProxyConfiguration" || sf == nil || sf.Format != checker.FormatText || len(e.File.ParentOffsets) == 0 {
 			continue
 		}
-		for _, e := range d.Embedded {
-			if e.Kind == "KubeProxyConfiguration" && e.ParentPath.String() == want &&
-				len(e.File.ParentOffsets) > 0 && e.File.ParentOffsets[0] == h.Offs[0] {
+		s := scriptOf(sf, shell.DialectShell)
+		for _, h := range s.Heredocs {
+			if len(h.Offs) == 0 || h.Offs[0] != e.File.ParentOffsets[0] || h.Command < 0 || h.Command >= len(s.Commands) ||
+				writeTarget(&s.Commands[h.Command]) != target {
+				continue
+			}
+			if e.ParentPath.String() == p.String() {
 				return e
+			}
+			if other == nil {
+				other = e
 			}
 		}
 	}
-	return nil
+	return other
+}
+
+// kindClusterRe finds a kind Cluster's kind and apiVersion lines (holdsKindCluster).
+var (
+	kindClusterRe    = regexp.MustCompile(`(?m)^[ \t]*kind:[ \t]*["']?Cluster["']?[ \t]*(?:#.*)?\r?$`)
+	kindAPIVersionRe = regexp.MustCompile(`(?m)^[ \t]*apiVersion:[ \t]*["']?kind\.x-k8s\.io/`)
+)
+
+// holdsKindCluster reports whether b (a script, a step's string or a heredoc body) holds a
+// kind Cluster: its kind and apiVersion written as keys at the start of a line. Whether it is
+// one is up to the parse.
+func holdsKindCluster(b []byte) bool {
+	return bytes.Contains(b, []byte("kind.x-k8s.io/")) && kindAPIVersionRe.Match(b) && kindClusterRe.Match(b)
+}
+
+func init() {
+	docDecoders = append(docDecoders, decodeStepKindClusters)
+}
+
+// decodeStepKindClusters decodes the kind Cluster configurations that CI and automation
+// steps write with heredocs (cat <<EOF | kind create cluster --config=-, cat > kind.yaml
+// <<EOF): each is a kind Cluster of its own, positioned in the outer file. The step's other
+// heredocs are decoded with it, so the content-first walk (decodeEmbeddedBlocks) leaves the
+// step alone.
+func decodeStepKindClusters(d *checker.Document) []checker.LoadProblem {
+	if d.Parent != nil || d.Node == nil || (d.File.Parent != nil && !d.File.Masked) ||
+		d.Kind != "" && !stepKinds[d.Kind] || !d.Contains("kind.x-k8s.io/") {
+		return nil
+	}
+	var probs []checker.LoadProblem
+	forStepScripts(d, func(n *yaml.Node, p checker.Path) {
+		if strings.IndexByte(n.Value, '\n') < 0 || !strings.Contains(n.Value, "<<") || !holdsKindCluster([]byte(n.Value)) {
+			return
+		}
+		probs = append(probs, decodeStepScript(d, n, p)...)
+	})
+	return probs
 }
