@@ -1,0 +1,39 @@
+package rules_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/checkertest"
+	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
+)
+
+// TestKP102HeredocVariableNotes: a heredoc's mode: "$MODE" is reported at the assignment's
+// value with a note at the use, and the fix edits the assignment only (issue 21, item 4).
+func TestKP102HeredocVariableNotes(t *testing.T) {
+	_, fs := checkertest.Findings(t, rules.KP102, filepath.Join(fixtureRoot, "KP102", "heredoc-variable.sh"))
+	want := map[int]string{5: "10:8 $MODE is expanded here, in a heredoc", 6: "16:18 ${KIND_MODE} is expanded here, in a heredoc"}
+	if len(fs) != len(want) {
+		t.Fatalf("%d findings, want %d", len(fs), len(want))
+	}
+	for _, f := range fs {
+		w, ok := want[f.Pos.Line]
+		if !ok || len(f.Related) != 1 {
+			t.Errorf("%s: related %+v, want one note %q", f.Pos, f.Related, w)
+			continue
+		}
+		r := f.Related[0]
+		if got := fmt.Sprintf("%d:%d %s", r.Pos.Line, r.Pos.Column, r.Message); got != w {
+			t.Errorf("%s: note %q, want %q", f.Pos, got, w)
+		}
+		for _, fx := range f.Fixes {
+			for _, e := range fx.Edits {
+				if e.Pos.Line != f.Pos.Line || e.End.Line != f.Pos.Line {
+					t.Errorf("%s: fix %q edits %s-%s, outside the assignment's line", f.Pos, fx.Message, e.Pos, e.End)
+				}
+			}
+		}
+	}
+}
+
