@@ -36,4 +36,3 @@ func TestKP102HeredocVariableNotes(t *testing.T) {
 		}
 	}
 }
-
