@@ -36,3 +36,25 @@ func TestKP102HeredocVariableNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestKP102MatrixNotes: a heredoc's kubeProxyMode: ${{ matrix.proxy-mode }} is judged per
+// matrix value: the ipvs values are reported where the matrix lists them, each with a note at
+// the expression, and each fix edits the value only.
+func TestKP102MatrixNotes(t *testing.T) {
+	_, fs := checkertest.Findings(t, rules.KP102, filepath.Join(fixtureRoot, "KP102", "matrix"))
+	if len(fs) != 2 {
+		t.Fatalf("%d findings, want 2 (the list's ipvs and the include's)", len(fs))
+	}
+	for _, f := range fs {
+		if len(f.Related) != 1 || fmt.Sprintf("%d:%d %s", f.Related[0].Pos.Line, f.Related[0].Pos.Column, f.Related[0].Message) != "26:26 ${{ matrix.proxy-mode }} is expanded here, in a heredoc" {
+			t.Errorf("%s: related %+v, want the note at the expression", f.Pos, f.Related)
+		}
+		for _, fx := range f.Fixes {
+			for _, e := range fx.Edits {
+				if e.Pos.Line != f.Pos.Line || e.End.Line != f.Pos.Line {
+					t.Errorf("%s: fix %q edits %s-%s, outside the matrix value's line", f.Pos, fx.Message, e.Pos, e.End)
+				}
+			}
+		}
+	}
+}

@@ -75,6 +75,10 @@ func splitKindHeredocs(ws *checker.Workspace) {
 		for _, b := range bodies {
 			first := b.file.PositionAt(0)
 			variant := path.Base(f.Path) + " line " + strconv.Itoa(first.Line)
+			if b.file.Reason != "" {
+				// One matrix value's copy of the heredoc (step_matrix.go).
+				variant += ", " + b.file.Reason
+			}
 			root := joinDir(dir, virtualMark+"@"+variant)
 			rf := &checker.File{Path: root + "/" + path.Base(f.Path), Content: b.file.Content, Lines: b.file.Lines,
 				Format: checker.FormatYAML, Templated: b.file.Masked, Render: heredocRender{b.file},
