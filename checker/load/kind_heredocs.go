@@ -41,7 +41,7 @@ func isHeredocKindCluster(d *checker.Document) bool {
 // virtual file and a cluster of its own (before the workspace's documents are listed).
 func splitKindHeredocs(ws *checker.Workspace) {
 	for _, f := range ws.Files {
-		if f.Parent != nil || !f.Contains("kind.x-k8s.io/") {
+		if f.Parent != nil || !hasHeredocKindClusters(f) {
 			continue
 		}
 		// The heredoc bodies holding a kind Cluster, in file order, and where their
@@ -103,4 +103,21 @@ func splitKindHeredocs(ws *checker.Workspace) {
 			ws.AddRendered(rf, root, dir)
 		}
 	}
+}
+
+// hasHeredocKindClusters reports whether more than one document of f, or embedded in one of
+// its documents, is a kind Cluster heredoc: a walk over the decoded documents, no content scan.
+func hasHeredocKindClusters(f *checker.File) bool {
+	n := 0
+	for _, d := range f.Docs {
+		if isHeredocKindCluster(d) {
+			n++
+		}
+		for _, e := range d.Embedded {
+			if isHeredocKindCluster(e) {
+				n++
+			}
+		}
+	}
+	return n > 1
 }
