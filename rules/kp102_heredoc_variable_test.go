@@ -58,3 +58,22 @@ func TestKP102MatrixNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestKP102MatrixCommandNote: --proxy-mode="${{ matrix.mode }}" in a step is one kube-proxy
+// per matrix value; the ipvs one is reported at the matrix entry with a note at the flag's
+// value, and its fix edits the entry only.
+func TestKP102MatrixCommandNote(t *testing.T) {
+	_, fs := checkertest.Findings(t, rules.KP102, filepath.Join(fixtureRoot, "KP102", "matrix-command"))
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1", len(fs))
+	}
+	f := fs[0]
+	if len(f.Related) != 1 || fmt.Sprintf("%d:%d %s", f.Related[0].Pos.Line, f.Related[0].Pos.Column, f.Related[0].Message) != "15:25 ${{ matrix.mode }} is expanded here" {
+		t.Errorf("%s: related %+v, want the note at the flag's value", f.Pos, f.Related)
+	}
+	for _, fx := range f.Fixes {
+		if len(fx.Edits) != 1 || fx.Edits[0].Pos.Line != 11 || fx.Edits[0].End.Line != 11 {
+			t.Errorf("fix %q: edits %+v, want one edit of the matrix entry", fx.Message, fx.Edits)
+		}
+	}
+}

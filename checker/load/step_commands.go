@@ -118,7 +118,7 @@ func loopItems(task *yaml.Node) []*yaml.Node {
 // mapped byte for byte (positions and edits would be wrong).
 func stepScriptFile(d *checker.Document, n *yaml.Node) *checker.File {
 	m := checker.ScalarOffsetMap(d.File, n)
-	if !exactScalarMap(d.File, n, m) {
+	if !exactScalarMap(d.File, n, m) && !exactMaskedMap(d.File, n, m) {
 		return nil
 	}
 	sf := &checker.File{Path: d.File.Outer().Path, Content: []byte(n.Value), Parent: d.File, ParentMap: m, Format: checker.FormatText}
@@ -136,16 +136,18 @@ func stepInstances(ws *checker.Workspace, d *checker.Document, n *yaml.Node, p c
 	}
 	all := dialectInstances(ws, sf, shell.DialectShell, nil)
 	outer := d.File.Outer()
-	found := all[:0]
+	var found []*checker.Instance
 	for _, in := range all {
 		if in.Flag("version") != nil || in.Flag("help") != nil || in.Flag("h") != nil {
 			// A CI step that prints kube-proxy's version or usage runs no kube-proxy.
 			continue
 		}
-		found = append(found, in)
+		found = append(found, matrixInstances(d, p, in)...)
+	}
+	for _, in := range found {
 		// Rules read the source at the instance's positions, which are the outer file's.
 		in.Source = outer
-		in.Label = "kube-proxy in a step of " + outer.Path + " line " + strconv.Itoa(in.Program.Line)
+		in.Label = "kube-proxy in a step of " + outer.Path + " line " + strconv.Itoa(in.Program.Line) + in.Label
 		cf := in.Flag("config")
 		if cf == nil {
 			continue
@@ -231,4 +233,36 @@ func decodeStepKindClusters(d *checker.Document) []checker.LoadProblem {
 		probs = append(probs, decodeStepScript(d, n, p)...)
 	})
 	return probs
+}
+
+// exactMaskedMap is exactScalarMap for a scalar of a masked file (a workflow with ${{ … }}
+// expressions) whose value holds a placeholder: the value has its true text back, the masked
+// file does not, so each byte is compared with the real file's byte it maps to.
+func exactMaskedMap(f *checker.File, n *yaml.Node, m *text.OffsetMap) bool {
+	if m == nil || !f.Masked || f.Parent == nil {
+		return false
+	}
+	outer := f.Outer()
+	val := n.Value
+	prev := -1
+	for j := 0; j < len(val); j++ {
+		o := m.Map(j)
+		if o < 0 || o >= len(f.Content) {
+			return false
+		}
+		r := f.OuterOffset(o)
+		if r <= prev || r >= len(outer.Content) {
+			return false
+		}
+		prev = r
+		c := outer.Content[r]
+		switch {
+		case c == val[j]:
+		case c == '\\' && n.Style&yaml.DoubleQuotedStyle != 0:
+		case (c == '\n' || c == '\r') && (val[j] == ' ' || val[j] == '\n'):
+		default:
+			return false
+		}
+	}
+	return true
 }

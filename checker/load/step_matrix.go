@@ -167,3 +167,45 @@ func expandMatrixHeredocs(d *checker.Document, sf *checker.File, s *shell.Script
 	}
 	return probs
 }
+
+// matrixFlagRe is a flag value that is one matrix expression.
+var matrixFlagRe = regexp.MustCompile(`^\$\{\{[ \t]*matrix\.([A-Za-z0-9_-]+)[ \t]*\}\}$`)
+
+// matrixInstances returns the kube-proxy command line in of step path p of d once per value
+// of the job's matrix when its --proxy-mode is ${{ matrix.KEY }}: each copy's --proxy-mode is
+// the value, positioned at the matrix entry (no removal edit spans both places), with a note
+// at the expression; its Label holds the value's suffix. Otherwise it returns in alone, with
+// an empty Label.
+func matrixInstances(d *checker.Document, p checker.Path, in *checker.Instance) []*checker.Instance {
+	in.Label = ""
+	k := len(in.Flags) - 1
+	for k >= 0 && in.Flags[k].Name != "proxy-mode" {
+		k--
+	}
+	if k < 0 || !in.Flags[k].HasValue {
+		return []*checker.Instance{in}
+	}
+	fl := in.Flags[k]
+	m := matrixFlagRe.FindStringSubmatch(fl.Value)
+	if m == nil {
+		return []*checker.Instance{in}
+	}
+	vals := jobMatrix(d, p)[m[1]]
+	if len(vals) == 0 {
+		return []*checker.Instance{in}
+	}
+	use := checker.Related{Pos: fl.ValuePos, End: fl.ValueEnd, Message: fl.Value + " is expanded here"}
+	var out []*checker.Instance
+	for _, v := range vals {
+		c := *in
+		c.Flags = append([]checker.Flag(nil), in.Flags...)
+		f := &c.Flags[k]
+		f.Value = v.text
+		f.ValuePos, f.ValueEnd = d.File.PositionAt(v.offs[0]), d.File.PositionAt(v.offs[len(v.text)])
+		f.Pos, f.End, f.Remove = f.ValuePos, f.ValueEnd, nil
+		f.Via = append(append([]checker.Related(nil), f.Via...), use)
+		c.Label = ", " + m[1] + "=" + v.text + " at line " + strconv.Itoa(f.ValuePos.Line)
+		out = append(out, &c)
+	}
+	return out
+}
