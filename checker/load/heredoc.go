@@ -83,7 +83,7 @@ func decodeScriptHeredocs(f *checker.File, s *shell.Script) []checker.LoadProble
 			open = m.Open
 		}
 		inner.Lines = text.NewLineIndex(inner.Content)
-		if !h.Quoted && (bytes.Contains(body, []byte("$")) || bytes.Contains(body, []byte("`"))) {
+		if !h.Quoted && (bytes.Contains(h.Body, []byte("$")) || bytes.Contains(h.Body, []byte("`"))) {
 			// The shell expands the body: $VAR and $(...) are placeholders.
 			f.Templated = true
 		}
