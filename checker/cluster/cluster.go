@@ -740,7 +740,12 @@ func renderings(ws *checker.Workspace, before []*checker.Cluster) []*checker.Clu
 		}
 		c := seen[root]
 		if c == nil {
-			c = &checker.Cluster{Root: real, Unit: root, How: "chart rendering with " + variant,
+			how := "chart rendering with " + variant
+			if h, ok := rf.Render.(interface{ ClusterHow() string }); ok {
+				// Not a chart: a kind Cluster written by a heredoc, one of several in a file.
+				how = h.ClusterHow()
+			}
+			c = &checker.Cluster{Root: real, Unit: root, How: how,
 				Name: dirName(real) + " (" + variant + ")"}
 			c.SetVirtual(root)
 			seen[root] = c

@@ -232,5 +232,6 @@ func decodeStepScript(d *checker.Document, n *yaml.Node, p checker.Path) []check
 		e.ParentPath = append(checker.Path(nil), p...)
 		d.Embedded = append(d.Embedded, e)
 	}
-	return probs
+	// A mode from the job's matrix: one configuration per value (step_matrix.go).
+	return append(probs, expandMatrixHeredocs(d, script, s, p)...)
 }

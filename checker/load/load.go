@@ -327,6 +327,7 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 // declared clusters.
 func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.Declared) []error {
 	sort.Slice(ws.Files, func(i, j int) bool { return ws.Files[i].Path < ws.Files[j].Path })
+	splitKindHeredocs(ws)
 	for _, f := range ws.Files {
 		for _, d := range f.Docs {
 			ws.Docs = append(ws.Docs, d)
