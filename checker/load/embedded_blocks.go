@@ -163,12 +163,17 @@ var kpcAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeproxy\.
 // kubeadmAPIVersionRe: a kubeadm configuration's apiVersion line.
 var kubeadmAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeadm\.k8s\.io/`)
 
+// kubeadmInitRe finds a kubeadm InitConfiguration: alone in a string it anchors a cluster, as
+// in a file.
+var kubeadmInitRe = regexp.MustCompile(`kind:\s*["']?InitConfiguration`)
+
 // holdsConfig reports whether a string looks like a whole KubeProxyConfiguration or a kubeadm
-// ClusterConfiguration (which writes kube-proxy's configuration): both the kind and the
-// apiVersion written as keys at the start of a line. Whether it is one is up to the parse.
+// ClusterConfiguration (which writes kube-proxy's configuration) or InitConfiguration: both
+// the kind and the apiVersion written as keys at the start of a line. Whether it is one is up
+// to the parse.
 func holdsConfig(v string) bool {
 	return kpcRe.MatchString(v) && kpcAPIVersionRe.MatchString(v) ||
-		kubeadmClusterRe.MatchString(v) && kubeadmAPIVersionRe.MatchString(v)
+		(kubeadmClusterRe.MatchString(v) || kubeadmInitRe.MatchString(v)) && kubeadmAPIVersionRe.MatchString(v)
 }
 
 // isPatchPath reports whether a field path goes through a patch list (kubeadmConfigPatches,
