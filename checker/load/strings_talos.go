@@ -235,6 +235,11 @@ func talosFragmentInstances(_ *checker.Workspace, d *checker.Document) []*checke
 		return nil
 	}
 	t := &talosFragments{top: d}
+	if d.File.Parent != nil && talosJSONPatch(d.Node) {
+		// A JSON patch in a Terraform heredoc (strings_hcl.go): a document of the
+		// Terraform file itself.
+		t.patch(d, nil)
+	}
 	for _, e := range d.Embedded {
 		if !isTalosFragment(e) {
 			continue
