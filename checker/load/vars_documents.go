@@ -49,10 +49,10 @@ func varDocument(m *yaml.Node) bool {
 			kind = v.Value
 		}
 	}
-	switch {
-	case kind == "KubeProxyConfiguration":
+	switch kind {
+	case "KubeProxyConfiguration":
 		return strings.HasPrefix(api, "kubeproxy.config.k8s.io/")
-	case kind == "ClusterConfiguration" || kind == "InitConfiguration" || kind == "JoinConfiguration":
+	case "ClusterConfiguration", "InitConfiguration", "JoinConfiguration":
 		return strings.HasPrefix(api, "kubeadm.k8s.io/")
 	}
 	return false
