@@ -34,7 +34,28 @@ func init() {
 // mayHoldDocument is the cheap test of a Terraform file or a heredoc body.
 func mayHoldDocument(b []byte) bool {
 	return bytes.Contains(b, []byte("KubeProxyConfiguration")) || bytes.Contains(b, []byte("kubeadm.k8s.io/")) ||
-		bytes.Contains(b, []byte("proxy")) && bytes.Contains(b, []byte("cluster"))
+		bytes.Contains(b, []byte("proxy")) && bytes.Contains(b, []byte("cluster")) || namesInstallerGroup(b)
+}
+
+// namesInstallerGroup reports whether b names the API group of an installer document that
+// strings may hold whole (embedded_blocks.go, installerDocRe).
+func namesInstallerGroup(b []byte) bool {
+	return bytes.Contains(b, []byte("k0s.k0sproject.io/")) || bytes.Contains(b, []byte("kops.k8s.io/")) ||
+		bytes.Contains(b, []byte("core.gardener.cloud/"))
+}
+
+// isInstallerDocument reports whether d is a whole installer document that names its
+// installer by apiVersion and kind: a k0s ClusterConfig, a kops Cluster, a Gardener Shoot.
+func isInstallerDocument(d *checker.Document) bool {
+	switch d.Kind {
+	case "ClusterConfig":
+		return strings.HasPrefix(d.APIVersion, "k0s.k0sproject.io/")
+	case "Cluster":
+		return strings.HasPrefix(d.APIVersion, "kops.k8s.io/")
+	case "Shoot":
+		return strings.HasPrefix(d.APIVersion, "core.gardener.cloud/")
+	}
+	return false
 }
 
 // decodeHCLStrings decodes the documents of a Terraform file's heredocs into f.Docs.
@@ -90,7 +111,7 @@ func decodeEncodedObject(f *checker.File, e hclsyntax.Expression) []checker.Load
 		return nil
 	}
 	s.offs = append(s.offs, r.End.Byte)
-	return decodeSynthesized(f, s.out, s.offs, holdsKPCObject(src) || bytes.Contains(src, []byte("kubeadm.k8s.io/")))
+	return decodeSynthesized(f, s.out, s.offs, holdsKPCObject(src) || bytes.Contains(src, []byte("kubeadm.k8s.io/")) || namesInstallerGroup(src))
 }
 
 // holdsKPCObject is the cheap test of an HCL object that names a KubeProxyConfiguration.
@@ -291,7 +312,7 @@ func decodeSynthesized(f *checker.File, body []byte, offs []int, config bool) []
 	for _, d := range inner.Docs {
 		probs = append(probs, decodeDoc(d)...)
 		switch {
-		case config && (d.Kind == "KubeProxyConfiguration" || isKubeadm(d)):
+		case config && (d.Kind == "KubeProxyConfiguration" || isKubeadm(d) || isInstallerDocument(d)):
 		case talos && (isTalosStrategicFragment(d.Node) || isTalosKubeProxyConfig(d.Node) || talosJSONPatch(d.Node)):
 		case config && d.Kind == "" && d.File.EmbedDepth() < maxEmbedDepth:
 			// Cloud-init user data (or another document without a kind) whose strings hold
