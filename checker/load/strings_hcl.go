@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -76,6 +77,16 @@ func decodeHCLStrings(f *checker.File) []checker.LoadProblem {
 		return nil
 	}
 	var probs []checker.LoadProblem
+	n0 := len(f.Docs)
+	defer func() {
+		// A body's attributes are a map: the walk's order is not the file's. The documents
+		// go in the order of their text, each with its index in the file.
+		added := f.Docs[n0:]
+		sort.SliceStable(added, func(i, j int) bool { return docStart(added[i]) < docStart(added[j]) })
+		for i, d := range added {
+			d.Index = n0 + i
+		}
+	}()
 	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
 		switch x := n.(type) {
 		case *hclsyntax.TemplateExpr:
@@ -226,6 +237,14 @@ func (s *hclSynth) expr(e hclsyntax.Expression, depth int) bool {
 	return true
 }
 
+// docStart is the offset in the real file where document d's text starts.
+func docStart(d *checker.Document) int {
+	if d.Node == nil {
+		return d.File.OuterOffset(0)
+	}
+	return d.File.OuterOffset(d.File.Lines.LineStart(d.Node.Line) + max(d.Node.Column-1, 0))
+}
+
 // isTemplateExpr reports whether e is a string (a quoted template or heredoc) rather than a
 // number or bool.
 func isTemplateExpr(e hclsyntax.Expression) bool {
@@ -324,9 +343,8 @@ func decodeSynthesized(f *checker.File, body []byte, offs []int, config bool) []
 		default:
 			continue
 		}
-		// The document's index in the Terraform file, not in its string: documents are
-		// identified by file and index (Rego's input ids).
-		d.Index = len(f.Docs)
+		// Its index in the Terraform file, not in its string, is set once all are read:
+		// documents are identified by file and index (Rego's input ids).
 		f.Docs = append(f.Docs, d)
 	}
 	return probs

@@ -235,22 +235,26 @@ func talosFragmentInstances(_ *checker.Workspace, d *checker.Document) []*checke
 		return nil
 	}
 	t := &talosFragments{top: d}
-	if d.File.Parent != nil && talosJSONPatch(d.Node) {
-		// A JSON patch in a Terraform heredoc (strings_hcl.go): a document of the
-		// Terraform file itself.
-		t.patch(d, nil)
+	if isTerraformFragment(d) {
+		// The Talos fragments of a Terraform file's strings (strings_hcl.go) are documents of
+		// the file itself: one kube-proxy for all of them, built at the first (a resource's
+		// config_patches list several, and a flag in one is used by the mode of another).
+		o := d.File.Outer()
+		first := true
+		for _, e := range o.Docs {
+			if !isTerraformFragment(e) {
+				continue
+			}
+			if first && e != d {
+				return nil
+			}
+			first = false
+			t.add(e)
+		}
 	}
 	for _, e := range d.Embedded {
-		if !isTalosFragment(e) {
-			continue
-		}
-		switch {
-		case isTalosKubeProxyConfig(e.Node):
-			t.section(e, nil, checker.Path{"kind"}, "mode", "enabled", "extraArgs")
-		case isTalosStrategicFragment(e.Node):
-			t.section(e, checker.Path{"cluster", "proxy"}, checker.Path{"cluster", "proxy"}, "mode", "disabled", "extraArgs")
-		default:
-			t.patch(e, nil)
+		if isTalosFragment(e) {
+			t.add(e)
 		}
 	}
 	if capiTalosKinds[d.Kind] && strings.Contains(d.APIVersion, "cluster.x-k8s.io/") && d.Contains("/cluster") {
@@ -263,6 +267,25 @@ func talosFragmentInstances(_ *checker.Workspace, d *checker.Document) []*checke
 		t.ins.Mode.Key = t.ins.ModeKey
 	}
 	return []*checker.Instance{t.in}
+}
+
+// isTerraformFragment reports whether d is a Talos fragment that a Terraform file's string
+// holds (a document of the file, not embedded in another).
+func isTerraformFragment(d *checker.Document) bool {
+	return d.Parent == nil && d.File.Parent != nil && isTerraformName(d.File.Outer().Path) &&
+		(isTalosStrategicFragment(d.Node) || isTalosKubeProxyConfig(d.Node) || talosJSONPatch(d.Node))
+}
+
+// add reads one fragment.
+func (t *talosFragments) add(e *checker.Document) {
+	switch {
+	case isTalosKubeProxyConfig(e.Node):
+		t.section(e, nil, checker.Path{"kind"}, "mode", "enabled", "extraArgs")
+	case isTalosStrategicFragment(e.Node):
+		t.section(e, checker.Path{"cluster", "proxy"}, checker.Path{"cluster", "proxy"}, "mode", "disabled", "extraArgs")
+	default:
+		t.patch(e, nil)
+	}
 }
 
 // talosFragments builds one Talos kube-proxy from the fragments of one document.
