@@ -438,10 +438,15 @@ func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 	return out
 }
 
-// kubeadmFileOf returns the file that is one kubeadm config for document d: its file, or
-// for a heredoc of a script the heredoc's body (a script may write an init and a join config
-// in two heredocs).
+// kubeadmFileOf returns the file that is one kubeadm config for document d: its file, for a
+// heredoc of a script the heredoc's body (a script may write an init and a join config in two
+// heredocs), and for a string of another document (cloud-init write_files, a CI step's
+// heredoc) that string (a join config written next to an init config). The kubeadm-config
+// ConfigMap's copy belongs to its file.
 func kubeadmFileOf(d *checker.Document) *checker.File {
+	if d.Parent != nil && d.Parent.Kind != "ConfigMap" {
+		return d.File
+	}
 	if o := d.File.Outer(); o.Format != checker.FormatText || d.Parent != nil {
 		return o
 	}
