@@ -95,6 +95,10 @@ func (p *Pass) Report(f Finding) {
 	// A finding in a rendered chart points at the values file or template that writes it.
 	if p.Workspace != nil {
 		p.Workspace.MapFinding(&f)
+		if of := p.Workspace.File(f.Pos.Filename); of != nil && len(of.ValueVias[f.Pos.Offset]) > 0 {
+			// A value used elsewhere (a heredoc's $MODE): the note names the use.
+			f.Related = append(append([]Related(nil), f.Related...), of.ValueVias[f.Pos.Offset]...)
+		}
 	}
 	f.Fixes = p.dropPlaceholderFixes(f.Fixes)
 	if len(f.Fixes) == 1 && !f.Fixes[0].Preferred {

@@ -110,6 +110,11 @@ type File struct {
 	// text to where it is written. Such a file's Path is virtual.
 	Render RenderMap
 
+	// ValueVias are notes for findings at a value that is used elsewhere than where it is
+	// written (the MODE=ipvs of a script whose heredoc's mode: $MODE expands it), by the
+	// value's byte offset in this real file: a finding that starts there carries them.
+	ValueVias map[int][]Related
+
 	// AliasBudget is the run's budget of nodes added by alias expansion (see Document.Generic),
 	// shared by the files of one load; nil means no run-wide limit. Only real files carry it.
 	AliasBudget *AliasBudget

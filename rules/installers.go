@@ -83,7 +83,7 @@ func reportInstallerMode(p *checker.Pass, in *checker.Instance, m checker.Settin
 	var f checker.Finding
 	if m.Flag != nil {
 		fl := m.Flag
-		f = checker.Finding{Severity: sev, Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath}
+		f = checker.Finding{Severity: sev, Message: msg, Pos: fl.Pos, End: fl.End, Object: fl.Doc.Ref(), Path: fl.NodePath, Related: append([]checker.Related(nil), fl.Via...)}
 	} else {
 		f = installerFinding(in, m.Installer, true, sev, msg)
 	}
@@ -137,8 +137,13 @@ func kp101Installer(p *checker.Pass, in *checker.Instance, seen findingKeys) {
 
 // kp101CanAppend reports whether a document can be appended at the end of file f: a real
 // file, or the heredoc body of a script (the end maps to the start of the delimiter line). A
-// heredoc of a script inside YAML (a CI step) would need the YAML's indentation: no fix.
+// heredoc of a script inside YAML (a CI step) would need the YAML's indentation: no fix; nor
+// would a Terraform heredoc whose body is indented (<<-EOT strips the common indentation, which
+// an unindented document would cancel).
 func kp101CanAppend(f *checker.File) bool {
+	if f.Parent != nil && strings.HasSuffix(strings.ToLower(f.Parent.Path), ".tf") && len(f.ParentOffsets) > 0 {
+		return f.Parent.Parent == nil && f.Parent.PositionAt(f.ParentOffsets[0]).Column == 1
+	}
 	return f.Parent == nil || f.Parent.Parent == nil && f.Parent.Format == checker.FormatText
 }
 

@@ -62,6 +62,7 @@ func runKP103(p *checker.Pass) error {
 		if m.Flag != nil {
 			fl := m.Flag
 			f.Pos, f.End, f.Object, f.Path = fl.Pos, fl.End, fl.Doc.Ref(), fl.NodePath
+			f.Related = append(f.Related, fl.Via...)
 			if fixTo != "" {
 				fix, canFix = replaceFlagValueFix(fl, fixTo, fixMsg)
 			}

@@ -327,7 +327,7 @@ func collect(ws *checker.Workspace, covered map[string]bool) []anchor {
 		out = append(out, a)
 	}
 	for _, d := range ws.Docs {
-		if d.Parent != nil {
+		if d.Parent != nil && !initInString(d) {
 			continue
 		}
 		f := d.File.Outer()
@@ -336,7 +336,7 @@ func collect(ws *checker.Workspace, covered map[string]bool) []anchor {
 		}
 		for _, k := range identityKinds {
 			if d.Kind == k.kind && strings.HasPrefix(d.APIVersion, k.group) {
-				if strings.HasPrefix(k.group, "kubeadm.") && JoinOnly(f) {
+				if strings.HasPrefix(k.group, "kubeadm.") && (d.Parent == nil && JoinOnly(f) || d.Parent != nil && JoinOnly(d.File)) {
 					break
 				}
 				pos, _ := d.KindPos()
@@ -464,6 +464,16 @@ func inventoryDir(file string) string {
 		}
 	}
 	return dirOf(file)
+}
+
+// initInString reports whether d is a kubeadm InitConfiguration written in a string of another
+// document (cloud-init write_files, a custom resource's field): a kubeadm config like a file,
+// so it names a cluster as one. Only the InitConfiguration: a ClusterConfiguration in a string
+// is a kube-proxy installer, which anchors its cluster already, and the kubeadm-config
+// ConfigMap's copy is a record of a cluster, not a definition.
+func initInString(d *checker.Document) bool {
+	return d.Kind == "InitConfiguration" && strings.HasPrefix(d.APIVersion, "kubeadm.k8s.io/") &&
+		d.Parent.Kind != "ConfigMap"
 }
 
 // JoinOnly reports whether a kubeadm file joins an existing cluster: its only init-time
@@ -740,7 +750,12 @@ func renderings(ws *checker.Workspace, before []*checker.Cluster) []*checker.Clu
 		}
 		c := seen[root]
 		if c == nil {
-			c = &checker.Cluster{Root: real, Unit: root, How: "chart rendering with " + variant,
+			how := "chart rendering with " + variant
+			if h, ok := rf.Render.(interface{ ClusterHow() string }); ok {
+				// Not a chart: a kind Cluster written by a heredoc, one of several in a file.
+				how = h.ClusterHow()
+			}
+			c = &checker.Cluster{Root: real, Unit: root, How: how,
 				Name: dirName(real) + " (" + variant + ")"}
 			c.SetVirtual(root)
 			seen[root] = c

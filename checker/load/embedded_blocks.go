@@ -35,7 +35,8 @@ func decodeEmbeddedBlocks(d *checker.Document) []checker.LoadProblem {
 
 // decodeBlocks is decodeEmbeddedBlocks for any document, embedded ones included.
 func decodeBlocks(d *checker.Document) []checker.LoadProblem {
-	if d.Node == nil || d.Kind == "ConfigMap" || !d.Contains("KubeProxyConfiguration") && !d.Contains("kubeadm.k8s.io/") {
+	if d.Node == nil || d.Kind == "ConfigMap" || !d.Contains("KubeProxyConfiguration") && !d.Contains("kubeadm.k8s.io/") &&
+		!d.Contains("k0s.k0sproject.io/") && !d.Contains("kops.k8s.io/") && !d.Contains("core.gardener.cloud/") {
 		return nil
 	}
 	// Kinds the decoder read before content-first discovery: without a kind (cloud-init,
@@ -163,13 +164,28 @@ var kpcAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeproxy\.
 // kubeadmAPIVersionRe: a kubeadm configuration's apiVersion line.
 var kubeadmAPIVersionRe = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?kubeadm\.k8s\.io/`)
 
+// kubeadmInitRe finds a kubeadm InitConfiguration: alone in a string it anchors a cluster, as
+// in a file.
+var kubeadmInitRe = regexp.MustCompile(`kind:\s*["']?InitConfiguration`)
+
 // holdsConfig reports whether a string looks like a whole KubeProxyConfiguration or a kubeadm
-// ClusterConfiguration (which writes kube-proxy's configuration): both the kind and the
-// apiVersion written as keys at the start of a line. Whether it is one is up to the parse.
+// ClusterConfiguration (which writes kube-proxy's configuration) or InitConfiguration: both
+// the kind and the apiVersion written as keys at the start of a line. Whether it is one is up
+// to the parse.
 func holdsConfig(v string) bool {
 	return kpcRe.MatchString(v) && kpcAPIVersionRe.MatchString(v) ||
-		kubeadmClusterRe.MatchString(v) && kubeadmAPIVersionRe.MatchString(v)
+		(kubeadmClusterRe.MatchString(v) || kubeadmInitRe.MatchString(v)) && kubeadmAPIVersionRe.MatchString(v) ||
+		installerDocRe.MatchString(v) && installerKindRe.MatchString(v)
 }
+
+// installerDocRe and installerKindRe find a whole installer document whose apiVersion and kind
+// name its installer without doubt (a k0s ClusterConfig, a kops Cluster, a Gardener Shoot):
+// written in a string (cloud-init writing /etc/k0s/k0s.yaml, a Terraform heredoc) it is read
+// as the same file would be.
+var (
+	installerDocRe  = regexp.MustCompile(`(?m)^\s*apiVersion:\s*["']?(?:k0s\.k0sproject\.io|kops\.k8s\.io|core\.gardener\.cloud)/`)
+	installerKindRe = regexp.MustCompile(`(?m)^\s*kind:\s*["']?(?:ClusterConfig|Cluster|Shoot)["']?\s*$`)
+)
 
 // isPatchPath reports whether a field path goes through a patch list (kubeadmConfigPatches,
 // patches, configPatches): partial documents, not configurations.
@@ -232,5 +248,6 @@ func decodeStepScript(d *checker.Document, n *yaml.Node, p checker.Path) []check
 		e.ParentPath = append(checker.Path(nil), p...)
 		d.Embedded = append(d.Embedded, e)
 	}
-	return probs
+	// A mode from the job's matrix: one configuration per value (step_matrix.go).
+	return append(probs, expandMatrixHeredocs(d, script, s, p)...)
 }

@@ -15,6 +15,10 @@ import (
 func FuzzBytes(f *testing.F) {
 	seeds, _ := filepath.Glob("../../fixtures/rules/*/*.yaml")
 	more, _ := filepath.Glob("../../fixtures/load/*")
+	// CI workflows and pipelines in fixture directories: step scripts, heredocs, matrices.
+	steps, _ := filepath.Glob("../../fixtures/rules/*/*/.github/workflows/*.yml")
+	lists, _ := filepath.Glob("../../fixtures/rules/*/*/*.yml")
+	more = append(append(more, steps...), lists...)
 	for _, s := range append(seeds, more...) {
 		if b, err := os.ReadFile(s); err == nil {
 			f.Add(b)

@@ -39,34 +39,45 @@ func decodeHeredocs(f *checker.File) []checker.LoadProblem {
 var kubeadmClusterRe = regexp.MustCompile(`kind:\s*["']?ClusterConfiguration`)
 
 // heredocWorthDecoding reports whether b (a script or a heredoc body) may hold a document
-// about kube-proxy: a KubeProxyConfiguration or a kubeadm ClusterConfiguration.
+// about kube-proxy: a KubeProxyConfiguration, a kubeadm ClusterConfiguration or a kind
+// Cluster (cat <<EOF | kind create cluster --config=-).
 func heredocWorthDecoding(b []byte) bool {
-	return looksLikeKPC(b) || bytes.Contains(b, []byte("kubeadm.k8s.io/")) && kubeadmClusterRe.Match(b)
+	return looksLikeKPC(b) || bytes.Contains(b, []byte("kubeadm.k8s.io/")) && kubeadmClusterRe.Match(b) || holdsKindCluster(b)
 }
 
 // decodeScriptHeredocs decodes the KubeProxyConfiguration heredocs of script s, lexed from
 // f, into f.Docs.
 func decodeScriptHeredocs(f *checker.File, s *shell.Script) []checker.LoadProblem {
 	var probs []checker.LoadProblem
+	var vars *heredocVars
 	for i := range s.Heredocs {
 		h := &s.Heredocs[i]
 		if !heredocWorthDecoding(h.Body) {
 			continue
 		}
-		inner := &checker.File{Path: f.Path, Content: h.Body, Parent: f, ParentOffsets: h.Offs}
+		body, bodyOffs := h.Body, h.Offs
+		if !h.Quoted && bytes.IndexByte(body, '$') >= 0 {
+			// mode: $MODE where the script assigns MODE a literal: the assignment's value
+			// is the mode, positioned there.
+			if vars == nil {
+				vars = &heredocVars{f: f, s: s}
+			}
+			body, bodyOffs = vars.substitute(body, bodyOffs)
+		}
+		inner := &checker.File{Path: f.Path, Content: body, Parent: f, ParentOffsets: bodyOffs}
 		var open []text.OpenPlaceholder
 		var subst []text.TemplateSpan
 		if !h.Quoted {
 			// The shell expands an unquoted body: its $(...), backquotes and ${...} are
 			// placeholders (a `hostname` value is no YAML error).
-			subst = shellExpansionSpans(h.Body)
+			subst = shellExpansionSpans(body)
 		}
-		if m := text.MaskTemplateWith(h.Body, subst); m != nil {
+		if m := text.MaskTemplateWith(body, subst); m != nil {
 			// Template placeholders in the script are placeholders in the body too: decode
 			// the YAML-safe masked body, mapped through the body to the script.
 			offs := m.Map.Table()
 			for k, o := range offs {
-				offs[k] = h.Offs[min(o, len(h.Offs)-1)]
+				offs[k] = bodyOffs[min(o, len(bodyOffs)-1)]
 			}
 			inner.Content, inner.ParentOffsets, inner.Masked = m.Content, offs, true
 			open = m.Open

@@ -16,7 +16,9 @@ func init() {
 }
 
 func k0sInstances(_ *checker.Workspace, d *checker.Document) []*checker.Instance {
-	if d.Parent != nil {
+	if d.Parent != nil && (d.Parent.Kind == "ConfigMap" || d.File == d.Parent.File) {
+		// A configuration in another document's string (cloud-init writing
+		// /etc/k0s/k0s.yaml) is read like the file; a ConfigMap's copy is a record.
 		return nil
 	}
 	var kp checker.Path

@@ -95,19 +95,31 @@ func k3sCommandInstances(ws *checker.Workspace) []*checker.Instance {
 		}
 		var flags []checker.Flag
 		var disabled *checker.InstallerSetting
+		var env map[string]envWord
 		text := string(f.Content)
 		for _, m := range k3sArgRe.FindAllStringSubmatchIndex(text, -1) {
 			if commentedOut(text, m[0]) || !k3sContext(f, m[0]) {
 				continue
 			}
+			if loc := k3dNodeFilterRe.FindStringIndex(text[m[4]:m[5]]); loc != nil {
+				// k3d's --k3s-arg "--kube-proxy-arg=proxy-mode=ipvs@server:*": the node
+				// filter is k3d's, not part of the value.
+				m[5] = m[4] + loc[0]
+			}
 			arg := text[m[4]:m[5]]
 			name, val, hasEq := strings.Cut(arg, "=")
 			fl := checker.Flag{Name: strings.TrimLeft(name, "-"), Value: val, HasValue: hasEq}
+			if !k3sLineContext(f, m[0]) {
+				if use, ok := k3sVarUse(f, m[0]); ok {
+					fl.Via = append(fl.Via, use)
+				}
+			}
 			fl.Pos = f.Lines.Position(f.Path, m[4])
 			fl.End = f.Lines.Position(f.Path, m[5])
 			fl.ValuePos, fl.ValueEnd = fl.Pos, fl.End
 			if hasEq {
 				fl.ValuePos = f.Lines.Position(f.Path, m[4]+len(name)+1)
+				k3sVarValue(f, &fl, &env)
 			}
 			flags = append(flags, fl)
 		}
@@ -160,6 +172,11 @@ func k3sLineText(f *checker.File, flags []checker.Flag, disabled *checker.Instal
 // k3sContext reports whether the option at off belongs to a k3s or RKE2 command: the
 // command (or the lines it continues) names k3s or rke2.
 func k3sContext(f *checker.File, off int) bool {
+	return k3sLineContext(f, off) || k3sWordContext(f, off)
+}
+
+// k3sLineContext is k3sContext for the option's own line and the lines it continues.
+func k3sLineContext(f *checker.File, off int) bool {
 	line := f.Lines.Position(f.Path, off).Line
 	for l := line; l >= max(1, line-8); l-- {
 		t := strings.ToLower(f.Lines.LineText(l))

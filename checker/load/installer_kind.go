@@ -1,6 +1,7 @@
 package load
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
@@ -104,6 +105,13 @@ func kindInstances(_ *checker.Workspace, d *checker.Document) []*checker.Instanc
 		}
 	}
 	label := "kind Cluster in " + d.File.Outer().Path
+	if r, ok := d.File.Outer().Render.(heredocRender); ok {
+		// One of several kind heredocs of a file: named by where it is written.
+		label = "kind Cluster in " + r.body.Outer().Path + " line " + strconv.Itoa(r.body.PositionAt(0).Line)
+		if r.body.Reason != "" {
+			label += ", " + r.body.Reason // a matrix value's copy
+		}
+	}
 	if d.Name != "" {
 		label = "kind Cluster " + d.Name
 	}

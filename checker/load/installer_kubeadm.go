@@ -57,9 +57,10 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 	}
 	if inString && kpc == nil {
 		// cloud-init and Cluster API write the KubeProxyConfiguration as another file of the
-		// same document and append it to the kubeadm config before kubeadm init.
+		// same document and append it to the kubeadm config before kubeadm init; Ansible
+		// variables hold both as mappings that one template renders (vars_documents.go).
 		for _, o := range d.Parent.Embedded {
-			if o.Kind == "KubeProxyConfiguration" && o.File != d.File {
+			if o.Kind == "KubeProxyConfiguration" {
 				kpc = o
 				break
 			}
@@ -74,7 +75,11 @@ func kubeadmInstances(ws *checker.Workspace, d *checker.Document) []*checker.Ins
 	label := "kubeadm ClusterConfiguration in " + d.File.Outer().Path
 	if d.Parent != nil {
 		ref := d.Parent.Ref().String()
-		if ref == "" {
+		switch {
+		case d.File == d.Parent.File:
+			// A mapping of an Ansible variables file (vars_documents.go).
+			ref = d.File.Outer().Path + " key " + d.ParentPath[len(d.ParentPath)-1]
+		case ref == "":
 			ref = "a string of " + d.File.Outer().Path
 		}
 		label = "kubeadm ClusterConfiguration in " + ref

@@ -18,7 +18,8 @@ func init() {
 var talosVersionRe = regexp.MustCompile(`/installer(?:/[0-9a-f]+)?:v?(\d+)\.(\d+)`)
 
 func talosInstances(_ *checker.Workspace, d *checker.Document) []*checker.Instance {
-	if d.Parent != nil {
+	if d.Parent != nil || isTerraformFragment(d) {
+		// Fragments in strings are strings_talos.go's (talosFragmentInstances).
 		return nil
 	}
 	var ins *checker.Installer

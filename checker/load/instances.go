@@ -102,7 +102,12 @@ func findInstances(ws *checker.Workspace) []*checker.Instance {
 		if d.Kind == "KubeProxyConfiguration" && !used[d] {
 			label := "KubeProxyConfiguration in " + d.File.Outer().Path
 			if d.Parent != nil {
-				label = "KubeProxyConfiguration in " + d.Parent.Ref().String() + " key " + d.ParentPath[len(d.ParentPath)-1]
+				ref := d.Parent.Ref().String()
+				if ref == "" {
+					// A document without kind or name (cloud-init, Ansible variables).
+					ref = d.File.Outer().Path
+				}
+				label = "KubeProxyConfiguration in " + ref + " key " + d.ParentPath[len(d.ParentPath)-1]
 			}
 			out = append(out, &checker.Instance{Kind: checker.InstanceConfig, Label: label, Config: d, Windows: checker.IsWindowsConfig(d)})
 		}

@@ -327,6 +327,7 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 // declared clusters.
 func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.Declared) []error {
 	sort.Slice(ws.Files, func(i, j int) bool { return ws.Files[i].Path < ws.Files[j].Path })
+	splitKindHeredocs(ws)
 	for _, f := range ws.Files {
 		for _, d := range f.Docs {
 			ws.Docs = append(ws.Docs, d)
@@ -345,6 +346,8 @@ func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.D
 	for _, find := range instanceFinders {
 		ws.Instances = append(ws.Instances, find(ws)...)
 	}
+	// Last, so that flags the finders above read are not found again in their strings.
+	ws.Instances = append(ws.Instances, stringFlagInstances(ws, ws.Instances)...)
 	var standalone []*checker.Instance
 	for _, in := range ws.Instances {
 		if in.Kind == checker.InstanceConfig {
@@ -435,10 +438,15 @@ func dropJoinOnly(ins []*checker.Instance) []*checker.Instance {
 	return out
 }
 
-// kubeadmFileOf returns the file that is one kubeadm config for document d: its file, or
-// for a heredoc of a script the heredoc's body (a script may write an init and a join config
-// in two heredocs).
+// kubeadmFileOf returns the file that is one kubeadm config for document d: its file, for a
+// heredoc of a script the heredoc's body (a script may write an init and a join config in two
+// heredocs), and for a string of another document (cloud-init write_files, a CI step's
+// heredoc) that string (a join config written next to an init config). The kubeadm-config
+// ConfigMap's copy belongs to its file.
 func kubeadmFileOf(d *checker.Document) *checker.File {
+	if d.Parent != nil && d.Parent.Kind != "ConfigMap" {
+		return d.File
+	}
 	if o := d.File.Outer(); o.Format != checker.FormatText || d.Parent != nil {
 		return o
 	}

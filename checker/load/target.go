@@ -117,8 +117,8 @@ func terraformVersions(f *checker.File, k *versionSink) {
 func docVersions(d *checker.Document, k *versionSink) {
 	api := d.APIVersion
 	switch {
-	case d.Kind == "ClusterConfiguration" && cluster.JoinOnly(d.File.Outer()):
-		// kubeadm join ignores the ClusterConfiguration of a join file.
+	case d.Kind == "ClusterConfiguration" && cluster.JoinOnly(kubeadmFileOf(d)):
+		// kubeadm join ignores the ClusterConfiguration of a join file (or join string).
 	case d.Kind == "ClusterConfiguration":
 		k.consider(d.Str(checker.Path{"kubernetesVersion"}), "kubeadm kubernetesVersion", d, checker.Path{"kubernetesVersion"})
 	case d.Kind == "Cluster" && strings.HasPrefix(api, "apps.sealos.io/"):

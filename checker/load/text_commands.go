@@ -45,6 +45,21 @@ func commandInstances(ws *checker.Workspace, f *checker.File, configs **configIn
 	if d == shell.DialectNone || (d != shell.DialectFlags && !strings.Contains(string(f.Content), "kube-proxy")) {
 		return nil
 	}
+	found := dialectInstances(ws, f, d, byName)
+	for _, in := range found {
+		if cf := in.Flag("config"); cf != nil {
+			if *configs == nil {
+				*configs = newConfigIndex(ws)
+			}
+			resolveTextConfig(*configs, in, cf)
+		}
+	}
+	return found
+}
+
+// dialectInstances finds the kube-proxy command lines of f read in dialect d, without
+// resolving their --config (commandInstances).
+func dialectInstances(ws *checker.Workspace, f *checker.File, d shell.Dialect, byName []*checker.File) []*checker.Instance {
 	s := scriptOf(f, d)
 	var found []*checker.Instance
 	if d == shell.DialectFlags {
@@ -94,14 +109,6 @@ func commandInstances(ws *checker.Workspace, f *checker.File, configs **configIn
 				continue
 			}
 			found = append(found, in)
-		}
-	}
-	for _, in := range found {
-		if cf := in.Flag("config"); cf != nil {
-			if *configs == nil {
-				*configs = newConfigIndex(ws)
-			}
-			resolveTextConfig(*configs, in, cf)
 		}
 	}
 	return found

@@ -84,6 +84,12 @@ var dataWords = []string{"log", "msg", "echo", "print", "info", "warn", "err", "
 	"die", "note", "say", "banner", "usage", "title", "header", "comment", "message", "notify",
 	"fail", "abort", "panic", "trace", "verbose", "status", "step", "heading", "section", "show"}
 
+// DataCommand reports whether command name takes its arguments as data (echo, printf, grep,
+// a function named like a logger): an expansion in its arguments is printed, not run.
+func DataCommand(name string) bool {
+	return name != "" && !strings.HasPrefix(name, "$") && !maybeRunner(name)
+}
+
 // maybeRunner reports whether a command the script does not define may be a function that
 // runs its argument: neither a command known to take data nor named like a logger.
 func maybeRunner(name string) bool {
