@@ -239,44 +239,6 @@ func kp4IsPrompt(c *shell.Command) bool {
 	return kp4PromptRe.MatchString(w)
 }
 
-// kp4ScriptKeys hold shell scripts in Ansible tasks, CI files and similar YAML.
-var kp4ScriptKeys = map[string]bool{
-	"shell": true, "cmd": true, "script": true, "raw": true, "command": true,
-	"ansible.builtin.shell": true, "ansible.builtin.command": true, "ansible.builtin.raw": true,
-	"ansible.legacy.shell": true, "ansible.legacy.command": true, "ansible.legacy.raw": true, "run": true,
-	"before_script": true, "after_script": true,
-}
-
-// kp4ScriptListKeys hold a list of shell commands, one script per item (GitLab CI).
-var kp4ScriptListKeys = map[string]bool{"script": true, "before_script": true, "after_script": true}
-
-// kp4LoopItems returns the items of an Ansible task's loop (loop:, with_items:) when they are
-// plain strings.
-func kp4LoopItems(task *yaml.Node) []*yaml.Node {
-	for i := 0; i+1 < len(task.Content); i += 2 {
-		k, v := task.Content[i].Value, task.Content[i+1]
-		if (k == "loop" || k == "with_items") && v.Kind == yaml.SequenceNode {
-			var out []*yaml.Node
-			for _, c := range v.Content {
-				if c.Kind == yaml.ScalarNode {
-					out = append(out, c)
-				}
-			}
-			return out
-		}
-	}
-	return nil
-}
-
-// kp4IsItem reports whether a task's command is only its loop item: "{{ item }}".
-func kp4IsItem(s string) bool {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") {
-		return false
-	}
-	return strings.TrimSpace(strings.Trim(s[2:len(s)-2], "-")) == "item"
-}
-
 // kp4WalkCommandNodes finds command-bearing nodes of a YAML document. p is the walk's stack
 // (appended to and cut back at each level, never kept): what is kept gets a copy.
 func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key string, fn func(v *kp4CmdVisit)) {
@@ -313,14 +275,14 @@ func kp4WalkCommandNodes(d *checker.Document, n *yaml.Node, p checker.Path, key 
 			k, v := n.Content[i], n.Content[i+1]
 			kp := append(p, k.Value)
 			switch {
-			case v.Kind == yaml.ScalarNode && kp4ScriptKeys[k.Value] && kp4IsItem(v.Value):
+			case v.Kind == yaml.ScalarNode && checker.StepScriptKey(k.Value) && checker.IsLoopItem(v.Value):
 				// command: "{{ item }}" runs each loop item.
-				for j, c := range kp4LoopItems(n) {
+				for j, c := range checker.LoopItems(n) {
 					kp4VisitScalarScript(d, c, kp.Append(j), fn)
 				}
-			case v.Kind == yaml.ScalarNode && kp4ScriptKeys[k.Value]:
+			case v.Kind == yaml.ScalarNode && checker.StepScriptKey(k.Value):
 				kp4VisitScalarScript(d, v, kp.Clone(), fn)
-			case v.Kind == yaml.SequenceNode && kp4ScriptListKeys[k.Value]:
+			case v.Kind == yaml.SequenceNode && checker.StepListKey(k.Value):
 				for j, c := range v.Content {
 					if c.Kind == yaml.ScalarNode {
 						kp4VisitScalarScript(d, c, kp.Append(j), fn)

@@ -70,7 +70,7 @@ func decodeBlocks(d *checker.Document) []checker.LoadProblem {
 				done[p.String()] || isPatchPath(p) {
 				return
 			}
-			if stepScriptKeys[p[len(p)-1]] || len(p) >= 2 && stepListKeys[p[len(p)-2]] {
+			if checker.StepScriptKey(p[len(p)-1]) || len(p) >= 2 && checker.StepListKey(p[len(p)-2]) {
 				// A CI or automation step's script: shell, whose heredocs hold the document.
 				probs = append(probs, decodeStepScript(d, n, p)...)
 				return
@@ -221,19 +221,6 @@ var stepKinds = map[string]bool{
 	"Task": true, "ClusterTask": true, "Pipeline": true, "PipelineRun": true, "TaskRun": true,
 	"Workflow": true, "WorkflowTemplate": true, "ClusterWorkflowTemplate": true, "CronWorkflow": true,
 }
-
-// stepScriptKeys hold shell scripts in CI and automation files: GitHub Actions run, GitLab
-// CI script, before_script and after_script, Tekton and Argo step script, Ansible shell,
-// command and raw (cmd: in their argument form).
-var stepScriptKeys = map[string]bool{
-	"run": true, "script": true, "before_script": true, "after_script": true,
-	"shell": true, "command": true, "raw": true, "cmd": true,
-	"ansible.builtin.shell": true, "ansible.builtin.command": true, "ansible.builtin.raw": true,
-	"ansible.legacy.shell": true, "ansible.legacy.command": true, "ansible.legacy.raw": true,
-}
-
-// stepListKeys hold a list of shell commands, one script per item (GitLab CI).
-var stepListKeys = map[string]bool{"script": true, "before_script": true, "after_script": true}
 
 // decodeStepScript reads a step's script scalar n as shell: the KubeProxyConfiguration its
 // heredocs write are embedded documents of d, positioned through the script in the outer

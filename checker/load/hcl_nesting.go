@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
@@ -251,4 +254,20 @@ func endsOperand(c byte) bool {
 
 func isHCLIdentByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// parseHCL parses Terraform file f with HCL's native syntax. ok is false when the file nests
+// deeper than maxHCLNesting (never given to HCL's parser; checkTerraformNesting reports it),
+// does not parse, or has no native body. Each reader parses for itself and drops the tree:
+// no syntax tree outlives its reader.
+func parseHCL(f *checker.File) (body *hclsyntax.Body, ok bool) {
+	if _, ok := hclNestingWithin(f.Content, maxHCLNesting); !ok {
+		return nil, false
+	}
+	file, diags := hclsyntax.ParseConfig(f.Content, f.Path, hcl.InitialPos)
+	if diags.HasErrors() || file == nil {
+		return nil, false
+	}
+	body, ok = file.Body.(*hclsyntax.Body)
+	return body, ok
 }

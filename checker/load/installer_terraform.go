@@ -40,14 +40,7 @@ func terraformInstances(ws *checker.Workspace) []*checker.Instance {
 		if !hasTerraformMarker(f.Content) {
 			continue
 		}
-		if _, ok := hclNestingWithin(f.Content, maxHCLNesting); !ok {
-			continue // too deep for HCL's parser: KP001 (checkTerraformNesting)
-		}
-		file, diags := hclsyntax.ParseConfig(f.Content, f.Path, hcl.InitialPos)
-		if diags.HasErrors() || file == nil {
-			continue
-		}
-		body, ok := file.Body.(*hclsyntax.Body)
+		body, ok := parseHCL(f)
 		if !ok {
 			continue
 		}

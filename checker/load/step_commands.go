@@ -48,7 +48,7 @@ func findStepInstances(ws *checker.Workspace) []*checker.Instance {
 }
 
 // forStepScripts calls fn with each step script scalar of d and its path: values of the
-// step script keys (stepScriptKeys), items of GitLab's script lists (stepListKeys), and the
+// step script keys (checker.StepScriptKey), items of GitLab's script lists (checker.StepListKey), and the
 // loop items an Ansible task runs as command: "{{ item }}".
 func forStepScripts(d *checker.Document, fn func(n *yaml.Node, p checker.Path)) {
 	var walk func(n *yaml.Node, p checker.Path, depth int)
@@ -62,13 +62,13 @@ func forStepScripts(d *checker.Document, fn func(n *yaml.Node, p checker.Path)) 
 				k, v := n.Content[i].Value, n.Content[i+1]
 				kp := append(p, k)
 				switch {
-				case v.Kind == yaml.ScalarNode && stepScriptKeys[k] && isLoopItem(v.Value):
-					for j, c := range loopItems(n) {
+				case v.Kind == yaml.ScalarNode && checker.StepScriptKey(k) && checker.IsLoopItem(v.Value):
+					for j, c := range checker.LoopItems(n) {
 						fn(c, kp.Append(j))
 					}
-				case v.Kind == yaml.ScalarNode && stepScriptKeys[k]:
+				case v.Kind == yaml.ScalarNode && checker.StepScriptKey(k):
 					fn(v, kp.Clone())
-				case v.Kind == yaml.SequenceNode && stepListKeys[k]:
+				case v.Kind == yaml.SequenceNode && checker.StepListKey(k):
 					for j, c := range v.Content {
 						if c.Kind == yaml.ScalarNode {
 							fn(c, kp.Append(j))
@@ -85,32 +85,6 @@ func forStepScripts(d *checker.Document, fn func(n *yaml.Node, p checker.Path)) 
 		}
 	}
 	walk(d.Node, make(checker.Path, 0, 16), 0)
-}
-
-// isLoopItem reports whether a task's command is only its loop item: "{{ item }}".
-func isLoopItem(s string) bool {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") {
-		return false
-	}
-	return strings.TrimSpace(strings.Trim(s[2:len(s)-2], "-")) == "item"
-}
-
-// loopItems returns the string items of an Ansible task's loop: or with_items: list.
-func loopItems(task *yaml.Node) []*yaml.Node {
-	for i := 0; i+1 < len(task.Content); i += 2 {
-		k, v := task.Content[i].Value, task.Content[i+1]
-		if (k == "loop" || k == "with_items") && v.Kind == yaml.SequenceNode {
-			var out []*yaml.Node
-			for _, c := range v.Content {
-				if c.Kind == yaml.ScalarNode {
-					out = append(out, c)
-				}
-			}
-			return out
-		}
-	}
-	return nil
 }
 
 // stepScriptFile returns step script n of d as a virtual text file whose offsets map to the
@@ -138,10 +112,6 @@ func stepInstances(ws *checker.Workspace, d *checker.Document, n *yaml.Node, p c
 	outer := d.File.Outer()
 	var found []*checker.Instance
 	for _, in := range all {
-		if in.Flag("version") != nil || in.Flag("help") != nil || in.Flag("h") != nil {
-			// A CI step that prints kube-proxy's version or usage runs no kube-proxy.
-			continue
-		}
 		found = append(found, matrixInstances(d, p, in)...)
 	}
 	for _, in := range found {

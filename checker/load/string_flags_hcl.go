@@ -24,14 +24,7 @@ func hclStringFlagInstances(ws *checker.Workspace, claimed map[string][][2]int, 
 		if f.Parent != nil || !isTerraformName(f.Path) || !bytes.Contains(f.Content, []byte("proxy-mode")) {
 			continue
 		}
-		if _, ok := hclNestingWithin(f.Content, maxHCLNesting); !ok {
-			continue
-		}
-		file, diags := hclsyntax.ParseConfig(f.Content, f.Path, hcl.InitialPos)
-		if diags.HasErrors() || file == nil {
-			continue
-		}
-		body, ok := file.Body.(*hclsyntax.Body)
+		body, ok := parseHCL(f)
 		if !ok {
 			continue
 		}

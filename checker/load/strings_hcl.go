@@ -65,14 +65,7 @@ func decodeHCLStrings(f *checker.File) []checker.LoadProblem {
 		!mayHoldDocument(f.Content) {
 		return nil
 	}
-	if _, ok := hclNestingWithin(f.Content, maxHCLNesting); !ok {
-		return nil // checkTerraformNesting reports it
-	}
-	file, diags := hclsyntax.ParseConfig(f.Content, f.Path, hcl.InitialPos)
-	if diags.HasErrors() || file == nil {
-		return nil
-	}
-	body, ok := file.Body.(*hclsyntax.Body)
+	body, ok := parseHCL(f)
 	if !ok {
 		return nil
 	}

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -163,28 +162,12 @@ func decodeTalosStrings(d *checker.Document) []checker.LoadProblem {
 		done[e.ParentPath.String()] = true
 	}
 	var probs []checker.LoadProblem
-	var walk func(n *yaml.Node, p checker.Path, depth int)
-	walk = func(n *yaml.Node, p checker.Path, depth int) {
-		if n == nil || depth > 100 {
-			return
+	checker.WalkNodes(d.Node, nil, 100, func(p checker.Path, n *yaml.Node) bool {
+		if n.Kind == yaml.ScalarNode && len(p) > 0 && maybeTalosFragment(n.Value) && !done[p.String()] {
+			probs = append(probs, decodeTalosString(d, n, p.Clone())...)
 		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				walk(n.Content[i+1], append(p, n.Content[i].Value), depth+1)
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				walk(c, append(p, strconv.Itoa(i)), depth+1)
-			}
-		case yaml.ScalarNode:
-			if len(p) == 0 || !maybeTalosFragment(n.Value) || done[p.String()] {
-				return
-			}
-			probs = append(probs, decodeTalosString(d, n, p)...)
-		}
-	}
-	walk(d.Node, make(checker.Path, 0, 16), 0)
+		return true
+	})
 	return probs
 }
 

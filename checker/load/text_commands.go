@@ -108,6 +108,11 @@ func dialectInstances(ws *checker.Workspace, f *checker.File, d shell.Dialect, b
 				// in the file, so nothing can be said about its defaults.
 				continue
 			}
+			if in.Flag("version") != nil || in.Flag("help") != nil || in.Flag("h") != nil {
+				// kube-proxy --version (a script checking what is installed) or --help
+				// prints and exits: it runs no kube-proxy.
+				continue
+			}
 			found = append(found, in)
 		}
 	}

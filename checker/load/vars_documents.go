@@ -1,7 +1,6 @@
 package load
 
 import (
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -66,28 +65,14 @@ func decodeVarDocuments(d *checker.Document) []checker.LoadProblem {
 		return nil
 	}
 	var probs []checker.LoadProblem
-	var walk func(n *yaml.Node, p checker.Path, depth int)
-	walk = func(n *yaml.Node, p checker.Path, depth int) {
-		if n == nil || depth > 100 {
-			return
+	checker.WalkNodes(d.Node, nil, 100, func(p checker.Path, n *yaml.Node) bool {
+		if n.Kind != yaml.MappingNode || len(p) == 0 || !varDocument(n) {
+			return true
 		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			if len(p) > 0 && varDocument(n) {
-				e := &checker.Document{File: d.File, Index: d.Index, Node: n, Parent: d, ParentPath: append(checker.Path(nil), p...)}
-				probs = append(probs, decodeDoc(e)...)
-				d.Embedded = append(d.Embedded, e)
-				return
-			}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				walk(n.Content[i+1], append(p, n.Content[i].Value), depth+1)
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				walk(c, append(p, strconv.Itoa(i)), depth+1)
-			}
-		}
-	}
-	walk(d.Node, make(checker.Path, 0, 16), 0)
+		e := &checker.Document{File: d.File, Index: d.Index, Node: n, Parent: d, ParentPath: p.Clone()}
+		probs = append(probs, decodeDoc(e)...)
+		d.Embedded = append(d.Embedded, e)
+		return false
+	})
 	return probs
 }
