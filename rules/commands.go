@@ -6,11 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 

@@ -5,12 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Edits shared by the fixes of several rules: setting a configuration field wherever it is

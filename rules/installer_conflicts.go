@@ -3,9 +3,8 @@ package rules
 import (
 	"fmt"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Mode conflicts between an installer's settings and the installer's own extra args, or a

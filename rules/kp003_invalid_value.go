@@ -8,12 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 	kpv1 "k8s.io/kube-proxy/config/v1alpha1"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // KP003 reports values that kube-proxy's validation rejects at the target version, so that

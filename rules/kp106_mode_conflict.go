@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // KP106 flags sources for the same kube-proxy that disagree on the proxy mode.

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // BenchmarkRun measures the engine's own cost: scheduling, collection, dedupe and sort of

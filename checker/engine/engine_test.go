@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 func TestPipelineOrder(t *testing.T) {

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // loadFiles writes files to a temporary directory and loads it.

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // fakeRules lint a line at a time, with fixes built to exercise Run:

@@ -6,9 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 

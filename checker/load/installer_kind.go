@@ -4,11 +4,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // kind: a Cluster (kind.x-k8s.io/v1alpha4) with networking.kubeProxyMode iptables (kind's

@@ -3,11 +3,10 @@ package load
 import (
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // KubeKey (KubeSphere). Up to v3: a Cluster (kubekey.kubesphere.io/v1alpha2) with

@@ -3,9 +3,8 @@ package load
 import (
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // KubeOne: a KubeOneCluster (kubeone.k8c.io) whose clusterNetwork.kubeProxy selects the mode

@@ -5,11 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // kubespray: inventory variables in group_vars/host_vars YAML files and INI inventories

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Terraform: the EKS kube-proxy add-on's configuration_values (aws_eks_addon resources and

@@ -6,11 +6,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // podSpecPaths gives where each workload kind keeps its pod spec.

@@ -14,12 +14,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 

@@ -4,11 +4,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Monitoring content embedded in ConfigMaps: Prometheus rule files (kube-prometheus and

@@ -9,9 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 

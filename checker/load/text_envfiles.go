@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 

@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 func TestClassifyText(t *testing.T) {

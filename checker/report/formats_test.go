@@ -12,11 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // ciGoldenCases are the goldens of the formats for CI and review tools, from the same

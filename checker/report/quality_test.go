@@ -10,11 +10,10 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // qualityGoldenCases are the CI code-quality and test-report formats (issue 12).

@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/readiness"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // ToolName is the name every format reports as the producing tool.

@@ -10,9 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
-
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in fixtures/report")
