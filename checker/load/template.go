@@ -3,10 +3,10 @@ package load
 import (
 	"strings"
 
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // decodeTemplated decodes a templated YAML file (Helm, Jinja2, ERB, Go text/template,
