@@ -15,7 +15,8 @@
 // prepared query, evaluated per matching document and safe for concurrent use. They run
 // sandboxed: the capabilities are pinned to the OPA release this package was built with,
 // minus every builtin that reaches the network, the environment, the file system, the clock or
-// a random source (sandbox.go).
+// a random source (sandbox.go), plus kpl.placeholder, the placeholder contract of the Go rules
+// (builtins.go).
 package policy
 
 import (
@@ -60,7 +61,8 @@ var (
 )
 
 // Capabilities returns the builtins policies may use: the pinned OPA release's, without the
-// forbidden ones, and kube-proxy-lint's own (kpl.placeholder, builtins.go). Callers must not modify the result.
+// forbidden ones, and kube-proxy-lint's own (kpl.placeholder, builtins.go). Callers must not
+// modify the result.
 func Capabilities() *ast.Capabilities {
 	c, _ := capabilities()
 	return c
