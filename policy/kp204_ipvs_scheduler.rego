@@ -33,6 +33,15 @@
 #     mode: nftables
 package kube_proxy_lint.rules.kp204
 
+# known is a scheduler as written: a non-empty string without a template placeholder. A
+# placeholder ({{ .Values.scheduler }}, ${SCHED}, $(SCHED), a computed Terraform value) is
+# unknown until the template is rendered or the variable expanded: never a finding.
+known(v) if {
+	is_string(v)
+	v != ""
+	not kpl.placeholder(v)
+}
+
 # ipvs_instances are the kube-proxies of this document whose effective mode is ipvs.
 ipvs_instances contains inst if {
 	some inst in input.instances
@@ -46,8 +55,7 @@ findings contains {
 } if {
 	input.kind == "KubeProxyConfiguration"
 	scheduler := input.object.ipvs.scheduler
-	is_string(scheduler)
-	scheduler != ""
+	known(scheduler)
 	some inst in ipvs_instances
 	inst.config.id == input.id
 }
@@ -63,7 +71,7 @@ findings contains {
 	not inst.configFlag
 	some flag in inst.flags
 	flag.name == "ipvs-scheduler"
-	flag.value != ""
+	known(flag.value)
 	flag.doc == input.id
 }
 
@@ -80,7 +88,7 @@ findings contains {
 	not inst.configFlag
 	some flag in inst.flags
 	flag.name == "ipvs-scheduler"
-	flag.value != ""
+	known(flag.value)
 	flag.location.file == input.file
 }
 
@@ -107,7 +115,8 @@ findings contains {
 	some s in inst.installer.ipvs
 	s.key in scheduler_keys
 	s.doc == input.id
-	s.value != ""
+	not s.placeholder
+	known(s.value)
 }
 
 # ipvs-scheduler in an installer's extra kube-proxy args (k3s/RKE2 kube-proxy-arg, Talos
@@ -121,6 +130,6 @@ findings contains {
 	not inst.configFlag
 	some flag in inst.flags
 	flag.name == "ipvs-scheduler"
-	flag.value != ""
+	known(flag.value)
 	flag.doc == input.id
 }

@@ -83,3 +83,63 @@ test_installer_extra_args_scheduler if {
 	f.path == ["kube-proxy-arg", 1]
 	f.location == flag.location
 }
+
+# A placeholder is unknown until the template is rendered or the variable expanded: never a
+# finding, whichever template family (Helm, envsubst, a computed Terraform value).
+placeholders := ["{{ .Values.scheduler }}", "${SCHED}", "$SCHED", "$(SCHED)", "${var.ipvs_scheduler}", "{{ ipvs_scheduler }}"]
+
+test_config_placeholder_scheduler if {
+	every p in placeholders {
+		cfg := {"id": "a.yaml#0", "kind": "KubeProxyConfiguration", "object": {"mode": "ipvs", "ipvs": {"scheduler": p}}}
+		count(kp204.findings) == 0 with input as cfg with input.instances as ipvs_instances
+	}
+}
+
+test_flag_placeholder_scheduler if {
+	every p in placeholders {
+		flag := {"name": "ipvs-scheduler", "value": p, "doc": "ds.yaml#0", "path": ["x"], "location": {}}
+		view := [{"mode": {"value": "ipvs"}, "workload": {"id": "ds.yaml#0"}, "configFlag": false, "flags": [flag]}]
+		count(kp204.findings) == 0 with input as {"id": "ds.yaml#0", "kind": "DaemonSet", "object": {}} with input.instances as view
+	}
+}
+
+test_command_line_placeholder_scheduler if {
+	every p in placeholders {
+		flag := {"name": "ipvs-scheduler", "value": p, "location": {"file": "node.sh", "line": 3, "column": 50}}
+		view := [{"kind": "command", "mode": {"value": "ipvs"}, "configFlag": false, "flags": [flag]}]
+		count(kp204.findings) == 0 with input as {"id": "node.sh", "file": "node.sh", "kind": "command line", "object": {}} with input.instances as view
+	}
+}
+
+test_command_line_literal_scheduler if {
+	flag := {"name": "ipvs-scheduler", "value": "sh", "location": {"file": "node.sh", "line": 3, "column": 50}}
+	view := [{"kind": "command", "mode": {"value": "ipvs"}, "configFlag": false, "flags": [flag]}]
+	some f in kp204.findings with input as {"id": "node.sh", "file": "node.sh", "kind": "command line", "object": {}} with input.instances as view
+	f.location == flag.location
+}
+
+test_installer_placeholder_scheduler if {
+	every p in placeholders {
+		s := object.union(kops_scheduler, {"value": p})
+		inst := object.union(kops, {"installer": {"ipvs": [s]}})
+		count(kp204.findings) == 0 with input as {"id": "cluster.yaml#0", "kind": "Cluster", "object": {}, "instances": [inst]}
+	}
+}
+
+test_installer_setting_marked_placeholder if {
+	# The loader knows the value comes from a variable even when its text does not show it.
+	s := object.union(kops_scheduler, {"placeholder": true})
+	inst := object.union(kops, {"installer": {"ipvs": [s]}})
+	count(kp204.findings) == 0 with input as {"id": "cluster.yaml#0", "kind": "Cluster", "object": {}, "instances": [inst]}
+}
+
+test_installer_extra_args_placeholder_scheduler if {
+	every p in placeholders {
+		flag := {"name": "ipvs-scheduler", "value": p, "doc": "config.yaml#0", "path": ["kube-proxy-arg", 1], "location": {}}
+		k3s := {
+			"kind": "installer", "mode": {"value": "ipvs"}, "configFlag": false, "flags": [flag],
+			"installer": {"name": "k3s", "doc": "config.yaml#0", "disabled": null, "ipvs": []},
+		}
+		count(kp204.findings) == 0 with input as {"id": "config.yaml#0", "kind": "", "object": {}, "instances": [k3s]}
+	}
+}

@@ -42,8 +42,11 @@ findings contains {
 }
 
 # kube-proxy checks for a non-empty value; valueFrom is unknown until run time, so it counts.
+# A template placeholder ({{ .Values.skip }}, ${SKIP}) is unknown until the template is
+# rendered, and may render empty: like every placeholder, never a finding.
 set(env) if env.valueFrom
 set(env) if {
 	is_string(env.value)
 	env.value != ""
+	not kpl.placeholder(env.value)
 }

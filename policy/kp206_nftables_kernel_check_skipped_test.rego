@@ -29,3 +29,10 @@ test_other_container if {
 	count(kp206.findings) == 0 with input as pod([{"name": kp206.variable, "value": "1"}])
 		with input.instances as [{"workload": {"id": "other.yaml#0"}, "container": ["spec", "containers", 0]}]
 }
+
+test_placeholder_value_is_unknown if {
+	every v in ["{{ .Values.skipKernelCheck }}", "${SKIP_CHECK}", "$(SKIP_CHECK)"] {
+		count(kp206.findings) == 0 with input as pod([{"name": kp206.variable, "value": v}])
+			with input.instances as instances
+	}
+}

@@ -71,12 +71,16 @@ findings contains {
 } if {
 	input.kind == "KubeletConfiguration"
 	some i, ip in input.object.clusterDNS
+	is_string(ip)
 	startswith(ip, "169.254.")
+	not kpl.placeholder(ip)
 }
 
-# One address, no kube-dns ClusterIP beside it.
+# One address, no kube-dns ClusterIP beside it. A placeholder ({{ .Values.localIP }},
+# ${LOCAL_DNS_IP}) is unknown until rendered or expanded: never a finding.
 ipvs_layout(value) if {
 	is_string(value)
 	value != ""
 	not contains(value, ",")
+	not kpl.placeholder(value)
 }

@@ -27,3 +27,8 @@ test_kubelet_cluster_dns if {
 test_kubelet_cluster_ip if {
 	count(kp603.findings) == 0 with input as {"kind": "KubeletConfiguration", "object": {"clusterDNS": ["10.96.0.10"]}}
 }
+
+test_placeholder_localip_and_cluster_dns if {
+	count(kp603.findings) == 0 with input as ds(["-localip", "{{ .Values.localIP }}", "-localip=${LOCAL_DNS_IP}"])
+	count(kp603.findings) == 0 with input as {"kind": "KubeletConfiguration", "object": {"clusterDNS": ["169.254.{{ .Values.suffix }}"]}}
+}

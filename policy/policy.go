@@ -15,7 +15,8 @@
 // prepared query, evaluated per matching document and safe for concurrent use. They run
 // sandboxed: the capabilities are pinned to the OPA release this package was built with,
 // minus every builtin that reaches the network, the environment, the file system, the clock or
-// a random source (sandbox.go).
+// a random source (sandbox.go), plus kpl.placeholder, the placeholder contract of the Go rules
+// (builtins.go).
 package policy
 
 import (
@@ -60,7 +61,8 @@ var (
 )
 
 // Capabilities returns the builtins policies may use: the pinned OPA release's, without the
-// forbidden ones. Callers must not modify the result.
+// forbidden ones, and kube-proxy-lint's own (kpl.placeholder, builtins.go). Callers must not
+// modify the result.
 func Capabilities() *ast.Capabilities {
 	c, _ := capabilities()
 	return c
@@ -76,7 +78,8 @@ func capabilities() (*ast.Capabilities, error) {
 				kept = append(kept, b)
 			}
 		}
-		c.Builtins = kept
+		// kube-proxy-lint's own builtins (builtins.go): pure functions of their operand.
+		c.Builtins = append(kept, customBuiltins()...)
 		c.AllowNet = []string{}
 		caps = c
 	})
@@ -542,12 +545,13 @@ func findingsLine(m *ast.Module, id string) (int, error) {
 
 // prepareQuery prepares the query of the findings of rr's package.
 func prepareQuery(compiler *ast.Compiler, rr *regoRule) (rego.PreparedEvalQuery, error) {
-	pq, err := rego.New(
+	opts := append([]func(*rego.Rego){
 		rego.Compiler(compiler),
-		rego.Query(rr.pkg+".findings"),
+		rego.Query(rr.pkg + ".findings"),
 		rego.SetRegoVersion(ast.RegoV1),
 		rego.StrictBuiltinErrors(true),
-	).PrepareForEval(context.Background())
+	}, customFunctions()...)
+	pq, err := rego.New(opts...).PrepareForEval(context.Background())
 	if err != nil {
 		return pq, fmt.Errorf("%s: prepare rule %s: %w", rr.file, rr.id, err)
 	}

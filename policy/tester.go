@@ -47,6 +47,7 @@ func RunTests(ctx context.Context, srcs []Source, filter string) ([]TestResult, 
 	compiler := ast.NewCompiler().WithCapabilities(c).WithDefaultRegoVersion(ast.RegoV1).WithEnablePrintStatements(true)
 	ch, err := tester.NewRunner().
 		SetCompiler(compiler).
+		AddCustomBuiltins(customTestBuiltins()).
 		SetDefaultRegoVersion(ast.RegoV1).
 		RaiseBuiltinErrors(true).
 		CapturePrintOutput(true).

@@ -179,3 +179,53 @@ func TestUserPolicyWithoutURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyPlaceholderBuiltin: a user policy calls kpl.placeholder in a lint run and under
+// `policy test`, so it skips templated values as the built-in rules do.
+func TestPolicyPlaceholderBuiltin(t *testing.T) {
+	pol, repo := t.TempDir(), t.TempDir()
+	write := func(dir, name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(pol, "sched.rego", `# METADATA
+# title: t
+# description: d
+# custom:
+#   id: ORG204
+#   name: no-scheduler
+#   severity: warning
+#   remediation: r
+package org.sched
+
+import data.kube_proxy_lint
+
+findings contains {"msg": sprintf("scheduler %s", [s]), "path": ["ipvs", "scheduler"]} if {
+	count(kube_proxy_lint.documents) > 0
+	s := input.object.ipvs.scheduler
+	not kpl.placeholder(s)
+}
+`)
+	write(pol, "sched_test.rego", `package org.sched_test
+
+import data.org.sched
+
+test_literal if count(sched.findings) == 1 with input as {"object": {"ipvs": {"scheduler": "lc"}}}
+	with data.kube_proxy_lint.documents as [{}]
+
+test_placeholder if count(sched.findings) == 0 with input as {"object": {"ipvs": {"scheduler": "${SCHED}"}}}
+	with data.kube_proxy_lint.documents as [{}]
+`)
+	r := runCLI(t, "", "policy", "test", pol)
+	if r.code != exitOK || !strings.Contains(r.stdout, "2 passed, 0 failed") {
+		t.Errorf("policy test: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	kpc := "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nipvs:\n  scheduler: %s\n"
+	write(repo, "literal.yaml", strings.Replace(kpc, "%s", "lc", 1))
+	write(repo, "helm.yaml", strings.Replace(kpc, "%s", `"{{ .Values.scheduler }}"`, 1))
+	r = runCLI(t, "", "--policy", pol, "--color", "never", repo)
+	if r.code != exitFindings || !strings.Contains(r.stdout, "literal.yaml:5:14: warning: scheduler lc (ORG204 no-scheduler)") || strings.Count(r.stdout, "(ORG204") != 1 {
+		t.Errorf("lint: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
