@@ -15,6 +15,8 @@ import (
 // pay for it in runs without Rego rules.
 type genericCache struct {
 	once sync.Once
+	// done is set once the form is cached (GenericUncached reads it without the once).
+	done atomic.Bool
 	v    any
 	err  error
 	// aliased: the conversion expanded aliases and spent alias budget, so it is kept (a
@@ -69,10 +71,11 @@ func (b *AliasBudget) take(n int64) bool {
 // of an anchor yields the anchor's value).
 func (d *Document) Generic() (any, error) {
 	d.generic.once.Do(func() {
+		defer d.generic.done.Store(true)
 		if d.Node == nil {
 			return
 		}
-		c := &genericConv{values: map[*yaml.Node]any{}, sizes: map[*yaml.Node]int64{}, open: map[*yaml.Node]bool{}}
+		c := newGenericConv()
 		expanded, err := c.size(d.Node, 0)
 		if err != nil {
 			d.generic.err = err
@@ -95,6 +98,29 @@ func (d *Document) Generic() (any, error) {
 	return d.generic.v, d.generic.err
 }
 
+// GenericUncached returns what Generic returns without keeping it on the document, so that
+// a caller that converts a document for one use (the Rego rules build each document's input
+// right before its evaluation) holds the form only while it uses it. The form is kept, as
+// Generic keeps it, when it was cached before or when the conversion expands aliases: a second
+// conversion of those would spend the alias budget again.
+func (d *Document) GenericUncached() (any, error) {
+	if d.generic.done.Load() {
+		return d.generic.v, d.generic.err
+	}
+	if d.Node == nil {
+		return nil, nil
+	}
+	c := newGenericConv()
+	expanded, err := c.size(d.Node, 0)
+	if err != nil {
+		return nil, err
+	}
+	if expanded > countNodes(d.Node) {
+		return d.Generic()
+	}
+	return c.value(d.Node, 0)
+}
+
 // DropGeneric forgets the cached generic form so that its memory is released; a later
 // Generic converts again. The loader calls it once its typed decoding is done (most
 // documents are never read generically again, and their maps were the largest part of a run's
@@ -112,6 +138,10 @@ type genericConv struct {
 	values map[*yaml.Node]any
 	sizes  map[*yaml.Node]int64
 	open   map[*yaml.Node]bool // nodes being sized: an alias to one is a cycle
+}
+
+func newGenericConv() *genericConv {
+	return &genericConv{values: map[*yaml.Node]any{}, sizes: map[*yaml.Node]int64{}, open: map[*yaml.Node]bool{}}
 }
 
 // maxCount saturates sizes, so that sums cannot overflow.

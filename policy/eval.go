@@ -46,6 +46,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 	state := func() *wsState {
 		if st == nil {
 			st = stateFor(ws)
+			releaseAfterRules(p.Context(), ws, st)
 		}
 		return st
 	}
@@ -74,28 +75,32 @@ func (rr *regoRule) run(p *checker.Pass) error {
 				continue
 			}
 		}
-		if _, err := d.Generic(); err != nil {
+		// The document's generic form and its input are built for this evaluation and
+		// dropped after it (issue 24): no document holds them for the rest of the run.
+		obj, err := d.GenericUncached()
+		if err != nil {
 			continue // the loader reports documents that cannot be converted (KP001 or a notice)
 		}
 		if err := ready(); err != nil {
 			return err
 		}
-		in, held, err := st.input(ws, d)
+		in, held, err := st.input(ws, d, obj)
 		if err != nil {
 			rr.internal(p, d, err)
 			continue
 		}
-		if run := budget.From(ctx); run != nil {
-			if held > 0 {
-				if err := run.Charge(held, "the policy input of "+docID(d)); err != nil {
-					return err
-				}
+		run := budget.From(ctx)
+		if run != nil {
+			// Held while evaluated: charged now, released once the evaluation is done.
+			if err := run.Charge(held, "the policy input of "+docID(d)); err != nil {
+				return err
 			}
 			run.Do("evaluating " + rr.file + " on " + d.File.Path)
 		}
 		mctx, m := withMeter(ctx, func() string { return "policy " + rr.file + " on " + docID(d) })
 		rs, err := rr.query.Eval(mctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
 		m.done()
+		run.Release(held)
 		if err := ctx.Err(); err != nil {
 			if be := budget.From(ctx).Err(); be != nil {
 				return be

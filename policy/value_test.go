@@ -57,9 +57,13 @@ func TestViewValueMatchesJSON(t *testing.T) {
 			if d.Node == nil {
 				continue
 			}
-			got, _, err := st.input(ws, d)
+			obj, err := d.GenericUncached()
 			if err != nil {
 				continue // the loader reports documents that cannot be converted
+			}
+			got, _, err := st.input(ws, d, obj)
+			if err != nil {
+				t.Fatal(err)
 			}
 			in, err := InputOf(ws, d)
 			if err != nil {

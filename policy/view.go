@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -242,7 +243,6 @@ type wsState struct {
 	valueOnce sync.Once
 	view      ast.Value
 	viewGo    *View
-	inputs    sync.Map // *checker.Document -> ast.Value
 	instVals  sync.Map // document ID -> *ast.Array of its instances
 	refs      map[*checker.Document]DocRef
 	files     map[string]*checker.File
@@ -270,6 +270,14 @@ func stateFor(ws *checker.Workspace) *wsState {
 	// Every caller goes through once, so none sees a half-built state.
 	st.once.Do(func() { st.build(ws) })
 	return st
+}
+
+// releaseAfterRules forgets st, the state of ws, once the rules of the run whose context is
+// ctx have returned: the view and its Rego value (tens of megabytes on large repositories)
+// are not held while the findings are processed and written. A later run builds them again.
+func releaseAfterRules(ctx context.Context, ws *checker.Workspace, st *wsState) {
+	key := weak.Make(ws)
+	checker.AfterRules(ctx, func() { states.CompareAndDelete(key, st) })
 }
 
 func (st *wsState) build(ws *checker.Workspace) {
@@ -318,20 +326,16 @@ func (st *wsState) value() ast.Value {
 	return st.view
 }
 
-// input returns the document's input value, converted to a Rego value directly (a JSON round
-// trip of every document costs more than evaluating the rules).
+// input returns the input value of document d, whose generic form is obj, converted to a
+// Rego value directly (a JSON round trip of every document costs more than evaluating the
+// rules).
 //
-// held is what a newly built input holds (0 when it was built before): inputs are kept for
-// every rule of the run, so the caller charges it to the run's budget once.
-func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (v ast.Value, held int64, err error) {
-	if v, ok := st.inputs.Load(d); ok {
-		return v.(ast.Value), 0, nil
-	}
-	in, err := st.inputOf(ws, d)
-	if err != nil {
-		return nil, 0, err
-	}
-	obj, ins := in.Object, in.Instances
+// The input is built for one evaluation and not kept (issue 24: inputs cached for the whole
+// run held every evaluated document twice more, as a generic form and as a Rego value); held
+// is roughly what it holds, which the caller charges to the run's budget while it evaluates.
+func (st *wsState) input(ws *checker.Workspace, d *checker.Document, obj any) (v ast.Value, held int64, err error) {
+	in := st.inputWith(ws, d, obj)
+	ins := in.Instances
 	str := ast.StringTerm
 	o := ast.NewObject(
 		ast.Item(str("id"), str(in.ID)),
@@ -359,9 +363,6 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (v ast.Valu
 	}
 	o.Insert(ast.InternedTerm("object"), ast.NewTerm(objV))
 	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(insV))
-	if prev, loaded := st.inputs.LoadOrStore(d, o); loaded {
-		return prev.(ast.Value), 0, nil // another rule built it first
-	}
 	return o, genericSize(obj, map[uintptr]bool{}), nil
 }
 
@@ -455,10 +456,15 @@ func InputOf(ws *checker.Workspace, d *checker.Document) (*Input, error) {
 }
 
 func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, error) {
-	obj, err := d.Generic()
+	obj, err := d.GenericUncached()
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", docID(d), err)
 	}
+	return st.inputWith(ws, d, obj), nil
+}
+
+// inputWith returns the input of d with obj, its generic form.
+func (st *wsState) inputWith(ws *checker.Workspace, d *checker.Document, obj any) *Input {
 	r, ok := st.refs[d]
 	if !ok {
 		r = newViewCtx(ws).docRef(d)
@@ -472,7 +478,7 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 		APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name,
 		Scope: r.Scope, Unit: checker.UnitOf(r.File), Target: targetView(ws.TargetOf(r.File)),
 		Templated: d.File.Outer().Templated, Instances: ins, Object: obj,
-	}, nil
+	}
 }
 
 // viewCtx builds the view of one workspace; it caches the cluster of each file, since large
