@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 )
@@ -50,7 +51,7 @@ func TestViewValueMatchesJSON(t *testing.T) {
 		}
 		st := stateFor(ws)
 		if want := jsonValue(t, st.viewGo); st.value().Compare(want) != 0 {
-			t.Errorf("%s: view\n%v\nwant\n%v", dir, st.view, want)
+			t.Errorf("%s: view\n%v\nwant\n%v", dir, st.value(), want)
 			continue
 		}
 		for _, d := range ws.Docs {
@@ -84,5 +85,24 @@ func TestViewValueMatchesJSON(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d inputs checked", checked)
+	}
+}
+
+// TestViewFieldsLazy: an evaluation converts only the fields of data.kube_proxy_lint it reads.
+func TestViewFieldsLazy(t *testing.T) {
+	ws := load.Bytes("a.yaml", []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n"), nil)
+	st := stateFor(ws)
+	q, err := rego.New(rego.Query("x := data.kube_proxy_lint.replacements")).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := q.Eval(context.Background(), st.resolvers...)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%v %v", rs, err)
+	}
+	for i, f := range viewFields {
+		if key := string(f.key.Value.(ast.String)); (st.fields[i].v != nil) != (key == "replacements") {
+			t.Errorf("field %s converted: %v", key, st.fields[i].v != nil)
+		}
 	}
 }

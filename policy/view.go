@@ -11,6 +11,8 @@ import (
 	"weak"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/resolver"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -238,11 +240,14 @@ type Replacement struct {
 // document's input (built on first use). Workspaces are keyed weakly so that the cache never
 // keeps one alive.
 type wsState struct {
-	once sync.Once
-	// view is viewGo as a Rego value, built by value.
-	valueOnce sync.Once
-	view      ast.Value
-	viewGo    *View
+	once   sync.Once
+	viewGo *View
+	// fields are the fields of viewGo as Rego values (the keys of data.kube_proxy_lint), each
+	// converted on its first read: a rule that reads only the replacements never pays for the
+	// list of every document (issue 24).
+	fields []lazyValue
+	// resolvers serve each field to the evaluation (evalOptions).
+	resolvers []rego.EvalOption
 	instVals  sync.Map // document ID -> *ast.Array of its instances
 	refs      map[*checker.Document]DocRef
 	files     map[string]*checker.File
@@ -294,6 +299,10 @@ func (st *wsState) build(ws *checker.Workspace) {
 	}
 	v := c.view()
 	st.viewGo = v
+	st.fields = make([]lazyValue, len(viewFields))
+	for i, f := range viewFields {
+		st.resolvers = append(st.resolvers, rego.EvalResolver(dataRef.Append(f.key), fieldResolver{st, i}))
+	}
 	st.byDoc = map[string][]InstanceView{}
 	st.byCommandFile = map[string][]InstanceView{}
 	for _, in := range v.Instances {
@@ -319,11 +328,44 @@ func (st *wsState) build(ws *checker.Workspace) {
 	}
 }
 
-// value returns data.kube_proxy_lint as a Rego value, converted on first use: rules that
-// evaluate nothing (no document of their kinds, no instance in their modes) never need it.
+// lazyValue is a Rego value converted on first use.
+type lazyValue struct {
+	once sync.Once
+	v    ast.Value
+}
+
+// viewFields are the fields of View, the keys of data.kube_proxy_lint (none is omitempty:
+// every key is always present).
+var viewFields = structFields(reflect.TypeFor[View]())
+
+// field returns field i of viewFields as a Rego value, converted on first use: rules that
+// evaluate nothing (no document of their kinds, no instance in their modes) or read other
+// fields never need it.
+func (st *wsState) field(i int) ast.Value {
+	f := &st.fields[i]
+	f.once.Do(func() { f.v = reflectValue(reflect.ValueOf(st.viewGo).Elem().Field(viewFields[i].index)) })
+	return f.v
+}
+
+// fieldResolver serves one field of data.kube_proxy_lint. Rego asks a resolver only for the
+// references an evaluation reads; a read of data.kube_proxy_lint itself (or of data) gets the
+// object of every field, as one resolver for the whole view gave it.
+type fieldResolver struct {
+	st *wsState
+	i  int
+}
+
+func (r fieldResolver) Eval(context.Context, resolver.Input) (resolver.Result, error) {
+	return resolver.Result{Value: r.st.field(r.i)}, nil
+}
+
+// value returns data.kube_proxy_lint as one Rego value, every field converted.
 func (st *wsState) value() ast.Value {
-	st.valueOnce.Do(func() { st.view = viewValue(st.viewGo) })
-	return st.view
+	items := make([][2]*ast.Term, len(viewFields))
+	for i, f := range viewFields {
+		items[i] = [2]*ast.Term{f.key, ast.NewTerm(st.field(i))}
+	}
+	return ast.NewObject(items...)
 }
 
 // input returns the input value of document d, whose generic form is obj, converted to a
