@@ -50,7 +50,7 @@ func TestViewValueMatchesJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := stateFor(ws)
-		if want := jsonValue(t, st.viewGo); st.value().Compare(want) != 0 {
+		if want := jsonValue(t, BuildView(ws)); st.value().Compare(want) != 0 {
 			t.Errorf("%s: view\n%v\nwant\n%v", dir, st.value(), want)
 			continue
 		}

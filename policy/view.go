@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -236,12 +237,17 @@ type Replacement struct {
 	Managed bool `json:"managed"`
 }
 
-// wsState caches what policies need of one workspace: the view (built once) and each
-// document's input (built on first use). Workspaces are keyed weakly so that the cache never
-// keeps one alive.
+// wsState caches what policies need of one workspace during a run: the view (built once,
+// its fields converted to Rego values on first read) and the references and instances of the
+// documents. Documents' inputs are not cached: each is built for one evaluation (input). The
+// engine drops the state once the rules of the run have returned (releaseAfterRules);
+// workspaces are keyed weakly so that the cache never keeps one alive.
 type wsState struct {
-	once   sync.Once
+	once sync.Once
+	// viewGo is the view without its Documents (see field).
 	viewGo *View
+	// docs are the workspace's documents, in order.
+	docs []*checker.Document
 	// fields are the fields of viewGo as Rego values (the keys of data.kube_proxy_lint), each
 	// converted on its first read: a rule that reads only the replacements never pays for the
 	// list of every document (issue 24).
@@ -297,6 +303,8 @@ func (st *wsState) build(ws *checker.Workspace) {
 	for _, d := range ws.Docs {
 		st.refs[d] = c.docRef(d)
 	}
+	st.docs = ws.Docs
+	c.noDocuments = true
 	v := c.view()
 	st.viewGo = v
 	st.fields = make([]lazyValue, len(viewFields))
@@ -338,12 +346,27 @@ type lazyValue struct {
 // every key is always present).
 var viewFields = structFields(reflect.TypeFor[View]())
 
+// documentsField is the index of View.Documents in viewFields.
+var documentsField = slices.IndexFunc(viewFields, func(f fieldInfo) bool { return f.key.Equal(ast.StringTerm("documents")) })
+
 // field returns field i of viewFields as a Rego value, converted on first use: rules that
 // evaluate nothing (no document of their kinds, no instance in their modes) or read other
 // fields never need it.
 func (st *wsState) field(i int) ast.Value {
 	f := &st.fields[i]
-	f.once.Do(func() { f.v = reflectValue(reflect.ValueOf(st.viewGo).Elem().Field(viewFields[i].index)) })
+	f.once.Do(func() {
+		if i == documentsField {
+			// Listed when read, from the references every input needs anyway: the list of
+			// every document is the largest part of the view (issue 24).
+			docs := make([]DocRef, len(st.docs))
+			for j, d := range st.docs {
+				docs[j] = st.refs[d]
+			}
+			f.v = reflectValue(reflect.ValueOf(docs))
+			return
+		}
+		f.v = reflectValue(reflect.ValueOf(st.viewGo).Elem().Field(viewFields[i].index))
+	})
 	return f.v
 }
 
@@ -530,6 +553,9 @@ type viewCtx struct {
 	scopes map[string]string
 	// docs are the workspace's documents, built on first use by listed.
 	docs map[*checker.Document]bool
+	// noDocuments leaves View.Documents empty: wsState lists them from its refs when a
+	// policy reads them.
+	noDocuments bool
 }
 
 func newViewCtx(ws *checker.Workspace) *viewCtx {
@@ -612,8 +638,11 @@ func (c *viewCtx) view() *View {
 	for _, t := range ws.ScopeTargets() {
 		v.Targets = append(v.Targets, targetView(t))
 	}
-	for _, d := range ws.Docs {
-		v.Documents = append(v.Documents, c.docRef(d))
+	if !c.noDocuments {
+		v.Documents = make([]DocRef, 0, len(ws.Docs))
+		for _, d := range ws.Docs {
+			v.Documents = append(v.Documents, c.docRef(d))
+		}
 	}
 	for _, in := range ws.Instances {
 		t := ws.InstanceTarget(in)
