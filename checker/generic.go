@@ -10,9 +10,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// genericCache holds a document's generic form, computed once on first use: the loader's
-// typed decoding (of the few kinds it knows) and Rego rules need it, so other documents never
-// pay for it in runs without Rego rules.
+// genericCache holds a document's generic form, computed once on first use by Generic: the
+// loader's typed decoding (of the few kinds it knows) needs it and drops it after
+// (DropGeneric); the Rego rules convert each document they evaluate without keeping the form
+// (GenericUncached), except the forms that expanded aliases, which stay cached.
 type genericCache struct {
 	once sync.Once
 	// done is set once the form is cached (GenericUncached reads it without the once).
