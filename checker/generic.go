@@ -10,11 +10,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// genericCache holds a document's generic form, computed once on first use: the loader's
-// typed decoding (of the few kinds it knows) and Rego rules need it, so other documents never
-// pay for it in runs without Rego rules.
+// genericCache holds a document's generic form, computed once on first use by Generic: the
+// loader's typed decoding (of the few kinds it knows) needs it and drops it after
+// (DropGeneric); the Rego rules convert each document they evaluate without keeping the form
+// (GenericUncached), except the forms that expanded aliases, which stay cached.
 type genericCache struct {
 	once sync.Once
+	// done is set once the form is cached (GenericUncached reads it without the once).
+	done atomic.Bool
 	v    any
 	err  error
 	// aliased: the conversion expanded aliases and spent alias budget, so it is kept (a
@@ -69,10 +72,11 @@ func (b *AliasBudget) take(n int64) bool {
 // of an anchor yields the anchor's value).
 func (d *Document) Generic() (any, error) {
 	d.generic.once.Do(func() {
+		defer d.generic.done.Store(true)
 		if d.Node == nil {
 			return
 		}
-		c := &genericConv{values: map[*yaml.Node]any{}, sizes: map[*yaml.Node]int64{}, open: map[*yaml.Node]bool{}}
+		c := newGenericConv()
 		expanded, err := c.size(d.Node, 0)
 		if err != nil {
 			d.generic.err = err
@@ -95,6 +99,29 @@ func (d *Document) Generic() (any, error) {
 	return d.generic.v, d.generic.err
 }
 
+// GenericUncached returns what Generic returns without keeping it on the document, so that
+// a caller that converts a document for one use (the Rego rules build each document's input
+// right before its evaluation) holds the form only while it uses it. The form is kept, as
+// Generic keeps it, when it was cached before or when the conversion expands aliases: a second
+// conversion of those would spend the alias budget again.
+func (d *Document) GenericUncached() (any, error) {
+	if d.generic.done.Load() {
+		return d.generic.v, d.generic.err
+	}
+	if d.Node == nil {
+		return nil, nil
+	}
+	c := newGenericConv()
+	expanded, err := c.size(d.Node, 0)
+	if err != nil {
+		return nil, err
+	}
+	if expanded > countNodes(d.Node) {
+		return d.Generic()
+	}
+	return c.value(d.Node, 0)
+}
+
 // DropGeneric forgets the cached generic form so that its memory is released; a later
 // Generic converts again. The loader calls it once its typed decoding is done (most
 // documents are never read generically again, and their maps were the largest part of a run's
@@ -112,6 +139,10 @@ type genericConv struct {
 	values map[*yaml.Node]any
 	sizes  map[*yaml.Node]int64
 	open   map[*yaml.Node]bool // nodes being sized: an alias to one is a cycle
+}
+
+func newGenericConv() *genericConv {
+	return &genericConv{values: map[*yaml.Node]any{}, sizes: map[*yaml.Node]int64{}, open: map[*yaml.Node]bool{}}
 }
 
 // maxCount saturates sizes, so that sums cannot overflow.

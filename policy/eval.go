@@ -11,7 +11,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/resolver"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"go.yaml.in/yaml/v3"
 
@@ -21,14 +20,6 @@ import (
 
 // dataRef is where the workspace view appears to policies.
 var dataRef = ast.MustParseRef("data.kube_proxy_lint")
-
-// viewResolver serves data.kube_proxy_lint from the workspace view, so that one prepared
-// query serves every workspace.
-type viewResolver struct{ v ast.Value }
-
-func (r viewResolver) Eval(context.Context, resolver.Input) (resolver.Result, error) {
-	return resolver.Result{Value: r.v}, nil
-}
 
 // run evaluates the rule on every matching document of the workspace. The workspace view
 // is built, and an embedded rule compiled, only once a document the rule applies to is found.
@@ -46,10 +37,13 @@ func (rr *regoRule) run(p *checker.Pass) error {
 	state := func() *wsState {
 		if st == nil {
 			st = stateFor(ws)
+			releaseAfterRules(p.Context(), ws, st)
 		}
 		return st
 	}
-	var res viewResolver
+	// The resolvers serve data.kube_proxy_lint from the workspace view (fieldResolver), so
+	// that one prepared query serves every workspace.
+	var opts []rego.EvalOption
 	prepared := false
 	ready := func() error {
 		if prepared {
@@ -58,7 +52,8 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		if err := rr.prepare(); err != nil {
 			return err
 		}
-		res, prepared = viewResolver{state().value()}, true
+		opts = append(append(opts, state().resolvers...), rego.EvalExternalCancel(c))
+		prepared = true
 		return nil
 	}
 	if rr.needsReplacements && len(state().viewGo.Replacements) == 0 {
@@ -74,28 +69,32 @@ func (rr *regoRule) run(p *checker.Pass) error {
 				continue
 			}
 		}
-		if _, err := d.Generic(); err != nil {
+		// The document's generic form and its input are built for this evaluation and
+		// dropped after it (issue 24): no document holds them for the rest of the run.
+		obj, err := d.GenericUncached()
+		if err != nil {
 			continue // the loader reports documents that cannot be converted (KP001 or a notice)
 		}
 		if err := ready(); err != nil {
 			return err
 		}
-		in, held, err := st.input(ws, d)
+		in, held, err := st.input(ws, d, obj)
 		if err != nil {
 			rr.internal(p, d, err)
 			continue
 		}
-		if run := budget.From(ctx); run != nil {
-			if held > 0 {
-				if err := run.Charge(held, "the policy input of "+docID(d)); err != nil {
-					return err
-				}
+		run := budget.From(ctx)
+		if run != nil {
+			// Held while evaluated: charged now, released once the evaluation is done.
+			if err := run.Charge(held, "the policy input of "+docID(d)); err != nil {
+				return err
 			}
 			run.Do("evaluating " + rr.file + " on " + d.File.Path)
 		}
 		mctx, m := withMeter(ctx, func() string { return "policy " + rr.file + " on " + docID(d) })
-		rs, err := rr.query.Eval(mctx, rego.EvalParsedInput(in), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		rs, err := rr.query.Eval(mctx, append(opts, rego.EvalParsedInput(in))...)
 		m.done()
+		run.Release(held)
 		if err := ctx.Err(); err != nil {
 			if be := budget.From(ctx).Err(); be != nil {
 				return be
@@ -124,7 +123,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 			return err
 		}
 		mctx, m := withMeter(ctx, func() string { return "policy " + rr.file + " on the command lines of " + file })
-		rs, err := rr.query.Eval(mctx, rego.EvalParsedInput(st.commandInput(file)), rego.EvalResolver(dataRef, res), rego.EvalExternalCancel(c))
+		rs, err := rr.query.Eval(mctx, append(opts, rego.EvalParsedInput(st.commandInput(file)))...)
 		m.done()
 		if ctx.Err() != nil {
 			if be := budget.From(ctx).Err(); be != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
 )
@@ -49,17 +50,21 @@ func TestViewValueMatchesJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := stateFor(ws)
-		if want := jsonValue(t, st.viewGo); st.value().Compare(want) != 0 {
-			t.Errorf("%s: view\n%v\nwant\n%v", dir, st.view, want)
+		if want := jsonValue(t, BuildView(ws)); st.value().Compare(want) != 0 {
+			t.Errorf("%s: view\n%v\nwant\n%v", dir, st.value(), want)
 			continue
 		}
 		for _, d := range ws.Docs {
 			if d.Node == nil {
 				continue
 			}
-			got, _, err := st.input(ws, d)
+			obj, err := d.GenericUncached()
 			if err != nil {
 				continue // the loader reports documents that cannot be converted
+			}
+			got, _, err := st.input(ws, d, obj)
+			if err != nil {
+				t.Fatal(err)
 			}
 			in, err := InputOf(ws, d)
 			if err != nil {
@@ -80,5 +85,24 @@ func TestViewValueMatchesJSON(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d inputs checked", checked)
+	}
+}
+
+// TestViewFieldsLazy: an evaluation converts only the fields of data.kube_proxy_lint it reads.
+func TestViewFieldsLazy(t *testing.T) {
+	ws := load.Bytes("a.yaml", []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n"), nil)
+	st := stateFor(ws)
+	q, err := rego.New(rego.Query("x := data.kube_proxy_lint.replacements")).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := q.Eval(context.Background(), st.resolvers...)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%v %v", rs, err)
+	}
+	for i, f := range viewFields {
+		if key := string(f.key.Value.(ast.String)); (st.fields[i].v != nil) != (key == "replacements") {
+			t.Errorf("field %s converted: %v", key, st.fields[i].v != nil)
+		}
 	}
 }

@@ -1,15 +1,19 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
 	"weak"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/resolver"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -233,16 +237,23 @@ type Replacement struct {
 	Managed bool `json:"managed"`
 }
 
-// wsState caches what policies need of one workspace: the view (built once) and each
-// document's input (built on first use). Workspaces are keyed weakly so that the cache never
-// keeps one alive.
+// wsState caches what policies need of one workspace during a run: the view (built once,
+// its fields converted to Rego values on first read) and the references and instances of the
+// documents. Documents' inputs are not cached: each is built for one evaluation (input). The
+// engine drops the state once the rules of the run have returned (releaseAfterRules);
+// workspaces are keyed weakly so that the cache never keeps one alive.
 type wsState struct {
 	once sync.Once
-	// view is viewGo as a Rego value, built by value.
-	valueOnce sync.Once
-	view      ast.Value
-	viewGo    *View
-	inputs    sync.Map // *checker.Document -> ast.Value
+	// viewGo is the view without its Documents (see field).
+	viewGo *View
+	// docs are the workspace's documents, in order.
+	docs []*checker.Document
+	// fields are the fields of viewGo as Rego values (the keys of data.kube_proxy_lint), each
+	// converted on its first read: a rule that reads only the replacements never pays for the
+	// list of every document (issue 24).
+	fields []lazyValue
+	// resolvers serve each field to the evaluation (evalOptions).
+	resolvers []rego.EvalOption
 	instVals  sync.Map // document ID -> *ast.Array of its instances
 	refs      map[*checker.Document]DocRef
 	files     map[string]*checker.File
@@ -272,6 +283,14 @@ func stateFor(ws *checker.Workspace) *wsState {
 	return st
 }
 
+// releaseAfterRules forgets st, the state of ws, once the rules of the run whose context is
+// ctx have returned: the view and its Rego value (tens of megabytes on large repositories)
+// are not held while the findings are processed and written. A later run builds them again.
+func releaseAfterRules(ctx context.Context, ws *checker.Workspace, st *wsState) {
+	key := weak.Make(ws)
+	checker.AfterRules(ctx, func() { states.CompareAndDelete(key, st) })
+}
+
 func (st *wsState) build(ws *checker.Workspace) {
 	st.files = map[string]*checker.File{}
 	for _, f := range ws.Files {
@@ -284,8 +303,14 @@ func (st *wsState) build(ws *checker.Workspace) {
 	for _, d := range ws.Docs {
 		st.refs[d] = c.docRef(d)
 	}
+	st.docs = ws.Docs
+	c.noDocuments = true
 	v := c.view()
 	st.viewGo = v
+	st.fields = make([]lazyValue, len(viewFields))
+	for i, f := range viewFields {
+		st.resolvers = append(st.resolvers, rego.EvalResolver(dataRef.Append(f.key), fieldResolver{st, i}))
+	}
 	st.byDoc = map[string][]InstanceView{}
 	st.byCommandFile = map[string][]InstanceView{}
 	for _, in := range v.Instances {
@@ -311,27 +336,71 @@ func (st *wsState) build(ws *checker.Workspace) {
 	}
 }
 
-// value returns data.kube_proxy_lint as a Rego value, converted on first use: rules that
-// evaluate nothing (no document of their kinds, no instance in their modes) never need it.
-func (st *wsState) value() ast.Value {
-	st.valueOnce.Do(func() { st.view = viewValue(st.viewGo) })
-	return st.view
+// lazyValue is a Rego value converted on first use.
+type lazyValue struct {
+	once sync.Once
+	v    ast.Value
 }
 
-// input returns the document's input value, converted to a Rego value directly (a JSON round
-// trip of every document costs more than evaluating the rules).
+// viewFields are the fields of View, the keys of data.kube_proxy_lint (none is omitempty:
+// every key is always present).
+var viewFields = structFields(reflect.TypeFor[View]())
+
+// documentsField is the index of View.Documents in viewFields.
+var documentsField = slices.IndexFunc(viewFields, func(f fieldInfo) bool { return f.key.Equal(ast.StringTerm("documents")) })
+
+// field returns field i of viewFields as a Rego value, converted on first use: rules that
+// evaluate nothing (no document of their kinds, no instance in their modes) or read other
+// fields never need it.
+func (st *wsState) field(i int) ast.Value {
+	f := &st.fields[i]
+	f.once.Do(func() {
+		if i == documentsField {
+			// Listed when read, from the references every input needs anyway: the list of
+			// every document is the largest part of the view (issue 24).
+			docs := make([]DocRef, len(st.docs))
+			for j, d := range st.docs {
+				docs[j] = st.refs[d]
+			}
+			f.v = reflectValue(reflect.ValueOf(docs))
+			return
+		}
+		f.v = reflectValue(reflect.ValueOf(st.viewGo).Elem().Field(viewFields[i].index))
+	})
+	return f.v
+}
+
+// fieldResolver serves one field of data.kube_proxy_lint. Rego asks a resolver only for the
+// references an evaluation reads; a read of data.kube_proxy_lint itself (or of data) gets the
+// object of every field, as one resolver for the whole view gave it.
+type fieldResolver struct {
+	st *wsState
+	i  int
+}
+
+func (r fieldResolver) Eval(context.Context, resolver.Input) (resolver.Result, error) {
+	return resolver.Result{Value: r.st.field(r.i)}, nil
+}
+
+// value returns data.kube_proxy_lint as one Rego value, every field converted.
+func (st *wsState) value() ast.Value {
+	items := make([][2]*ast.Term, len(viewFields))
+	for i, f := range viewFields {
+		items[i] = [2]*ast.Term{f.key, ast.NewTerm(st.field(i))}
+	}
+	return ast.NewObject(items...)
+}
+
+// input returns the input value of document d, whose generic form is obj, converted to a
+// Rego value directly (a JSON round trip of every document costs more than evaluating the
+// rules).
 //
-// held is what a newly built input holds (0 when it was built before): inputs are kept for
-// every rule of the run, so the caller charges it to the run's budget once.
-func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (v ast.Value, held int64, err error) {
-	if v, ok := st.inputs.Load(d); ok {
-		return v.(ast.Value), 0, nil
-	}
-	in, err := st.inputOf(ws, d)
-	if err != nil {
-		return nil, 0, err
-	}
-	obj, ins := in.Object, in.Instances
+// The input is built for one evaluation and not kept (issue 24: inputs cached for the whole
+// run held every evaluated document twice more, as a generic form and as a Rego value); held
+// is roughly what it holds, which the caller charges to the run's budget while it evaluates.
+func (st *wsState) input(ws *checker.Workspace, d *checker.Document, obj any) (v ast.Value, held int64, err error) {
+	in := st.inputWith(ws, d, obj)
+	ins := in.Instances
 	str := ast.StringTerm
 	o := ast.NewObject(
 		ast.Item(str("id"), str(in.ID)),
@@ -359,9 +428,6 @@ func (st *wsState) input(ws *checker.Workspace, d *checker.Document) (v ast.Valu
 	}
 	o.Insert(ast.InternedTerm("object"), ast.NewTerm(objV))
 	o.Insert(ast.InternedTerm("instances"), ast.NewTerm(insV))
-	if prev, loaded := st.inputs.LoadOrStore(d, o); loaded {
-		return prev.(ast.Value), 0, nil // another rule built it first
-	}
 	return o, genericSize(obj, map[uintptr]bool{}), nil
 }
 
@@ -455,10 +521,15 @@ func InputOf(ws *checker.Workspace, d *checker.Document) (*Input, error) {
 }
 
 func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, error) {
-	obj, err := d.Generic()
+	obj, err := d.GenericUncached()
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", docID(d), err)
 	}
+	return st.inputWith(ws, d, obj), nil
+}
+
+// inputWith returns the input of d with obj, its generic form.
+func (st *wsState) inputWith(ws *checker.Workspace, d *checker.Document, obj any) *Input {
 	r, ok := st.refs[d]
 	if !ok {
 		r = newViewCtx(ws).docRef(d)
@@ -472,7 +543,7 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 		APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name,
 		Scope: r.Scope, Unit: checker.UnitOf(r.File), Target: targetView(ws.TargetOf(r.File)),
 		Templated: d.File.Outer().Templated, Instances: ins, Object: obj,
-	}, nil
+	}
 }
 
 // viewCtx builds the view of one workspace; it caches the cluster of each file, since large
@@ -482,6 +553,9 @@ type viewCtx struct {
 	scopes map[string]string
 	// docs are the workspace's documents, built on first use by listed.
 	docs map[*checker.Document]bool
+	// noDocuments leaves View.Documents empty: wsState lists them from its refs when a
+	// policy reads them.
+	noDocuments bool
 }
 
 func newViewCtx(ws *checker.Workspace) *viewCtx {
@@ -564,8 +638,11 @@ func (c *viewCtx) view() *View {
 	for _, t := range ws.ScopeTargets() {
 		v.Targets = append(v.Targets, targetView(t))
 	}
-	for _, d := range ws.Docs {
-		v.Documents = append(v.Documents, c.docRef(d))
+	if !c.noDocuments {
+		v.Documents = make([]DocRef, 0, len(ws.Docs))
+		for _, d := range ws.Docs {
+			v.Documents = append(v.Documents, c.docRef(d))
+		}
 	}
 	for _, in := range ws.Instances {
 		t := ws.InstanceTarget(in)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -41,6 +42,9 @@ func runKP001(p *checker.Pass) error {
 	files := map[string]*checker.File{}
 	for _, f := range p.Workspace.Files {
 		files[f.Path] = f
+	}
+	if !slices.ContainsFunc(p.Workspace.Problems, func(pr checker.LoadProblem) bool { return pr.Manifest }) {
+		return nil // no problem to judge: the related documents need not be found
 	}
 	related := kp001RelatedDocs(p.Workspace)
 	for _, pr := range p.Workspace.Problems {
@@ -84,7 +88,32 @@ var kp001RelatedWords = [][]byte{[]byte("kubeproxy"), []byte("kube-proxy"), []by
 // kp001Related reports whether content names one of kp001RelatedWords in any case. (It was a
 // case-insensitive regular expression, which Go runs byte by byte: 40% of a large run.)
 func kp001Related(content []byte) bool {
-	lower := bytes.ToLower(content)
+	return kp001RelatedIn(content, nil)
+}
+
+// kp001RelatedIn is kp001Related lowering ASCII content into *buf, reused from file to file
+// (one lowered copy of every DaemonSet, Pod and ConfigMap file was the largest allocation of
+// the rules on large repositories, issue 24); other content is lowered by bytes.ToLower.
+func kp001RelatedIn(content []byte, buf *[]byte) bool {
+	var lower []byte
+	ascii := buf != nil
+	for _, c := range content {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		lower = append((*buf)[:0], content...)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		*buf = lower
+	} else {
+		lower = bytes.ToLower(content)
+	}
 	for _, w := range kp001RelatedWords {
 		if bytes.Contains(lower, w) {
 			return true
@@ -109,6 +138,7 @@ func kp001RelatedDocs(ws *checker.Workspace) map[*checker.Document]bool {
 		}
 	}
 	related := map[*checker.File]bool{} // per file, not per document: files hold many
+	var buf []byte
 	for _, d := range ws.Docs {
 		if out[d] {
 			continue
@@ -122,7 +152,7 @@ func kp001RelatedDocs(ws *checker.Workspace) map[*checker.Document]bool {
 			f := d.File.Outer()
 			r, seen := related[f]
 			if !seen {
-				r = kp001Related(f.Content)
+				r = kp001RelatedIn(f.Content, &buf)
 				related[f] = r
 			}
 			if r {

@@ -19,16 +19,19 @@ func runRules(st *state) error {
 	found := make([][]checker.Finding, n)
 	failed := make([]*Failure, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
+	// What the rules share for the run (the Rego rules' view of the workspace) is released
+	// once they have all returned, before the findings are processed and written.
+	ctx, rulesDone := checker.WithAfterRules(st.ctx)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for st.ctx.Err() == nil {
+			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}
-				found[i], failed[i] = runRule(st.ctx, st.ws, st.rules[i], st.proc.Registry)
+				found[i], failed[i] = runRule(ctx, st.ws, st.rules[i], st.proc.Registry)
 			}
 		})
 	}
@@ -38,6 +41,7 @@ func runRules(st *state) error {
 	go func() { wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
+		rulesDone()
 	case <-st.ctx.Done():
 		return st.ctx.Err()
 	}

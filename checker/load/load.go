@@ -255,7 +255,8 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	} else if _, typed := knownTypes[typeKey{groupOf(d.APIVersion), d.Kind}]; !typed && d.Contains("*") {
 		// Only aliases make the generic form fail (recursion, expansion beyond the budget):
 		// report it here, once, rather than in every rule that reads the document.
-		if _, err := d.Generic(); err != nil {
+		// Uncached: only the error is needed here (a form that spent alias budget is kept).
+		if _, err := d.GenericUncached(); err != nil {
 			pos, _ := d.KindPos()
 			probs = append(probs, checker.LoadProblem{Pos: pos, Message: "cannot decode document: " + err.Error(),
 				Manifest: d.Kind != "" && looksLikeManifest(d.File.Content), Document: d})
