@@ -10,14 +10,39 @@ import (
 
 // Variables in heredocs (issue 21, item 4): an unquoted heredoc's mode: $MODE (or
 // kubeProxyMode: "${KUBE_PROXY_MODE}") where the script assigns the variable a literal
-// (MODE=ipvs, MODE="${MODE:-ipvs}") is that literal. The decoded body holds the value, and
+// (MODE=ipvs, MODE="${MODE:-ipvs}") is that literal; a default written at the use,
+// ${KUBE_PROXY_MODE:-ipvs}, is the value when the script assigns the variable nowhere. The decoded body holds the value, and
 // its bytes map to the assignment's value in the script, so a finding and its fix's edit
 // point there; the real file records a note at the use (checker.File.ValueVias), which
 // findings at the value carry. No edit spans both places.
 
 // heredocModeVarRe is a mode line whose value is one variable: the key part, the opening
 // quote, the reference ($NAME or ${NAME}) and the closing quote.
-var heredocModeVarRe = regexp.MustCompile(`(?m)^([ \t]*(?:- )?(?:mode|kubeProxyMode)[ \t]*:[ \t]*)(["']?)(\$[A-Za-z_][A-Za-z0-9_]*|\$\{[A-Za-z_][A-Za-z0-9_]*\})(["']?)[ \t]*(?:#.*)?\r?$`)
+var heredocModeVarRe = regexp.MustCompile(`(?m)^([ \t]*(?:- )?(?:mode|kubeProxyMode)[ \t]*:[ \t]*)(["']?)(\$[A-Za-z_][A-Za-z0-9_]*|\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-[A-Za-z0-9._-]+)?\})(["']?)[ \t]*(?:#.*)?\r?$`)
+
+// inlineDefault splits ${NAME:-value} and ${NAME-value} into the name, the default and the
+// default's offset in ref; ok is false for $NAME and ${NAME}.
+func inlineDefault(ref string) (name, def string, at int, ok bool) {
+	if len(ref) < 4 || ref[1] != '{' {
+		return "", "", 0, false
+	}
+	inner := ref[2 : len(ref)-1]
+	i := 0
+	for i < len(inner) && inner[i] != ':' && inner[i] != '-' {
+		i++
+	}
+	if i == len(inner) {
+		return "", "", 0, false
+	}
+	j := i
+	if inner[j] == ':' {
+		j++
+	}
+	if j >= len(inner) || inner[j] != '-' || j+1 >= len(inner) {
+		return "", "", 0, false
+	}
+	return inner[:i], inner[j+1:], 2 + j + 1, true
+}
 
 // literalValueRe is a value safe to write as a plain YAML scalar: a mode name.
 var literalValueRe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
@@ -50,7 +75,24 @@ func (v *heredocVars) substitute(body []byte, offs []int) ([]byte, []int) {
 		if !bytes.Equal(qa, qb) {
 			continue
 		}
-		a, ok := v.env[varRef(ref)]
+		name, def, at, hasDef := inlineDefault(ref)
+		if !hasDef {
+			name = varRef(ref)
+		}
+		a, ok := v.env[name]
+		if (!ok || a.f != v.f) && hasDef {
+			// ${NAME:-ipvs} with NAME assigned nowhere in the script: the default, written
+			// at the use, is the value (as MODE="${MODE:-ipvs}" is).
+			from, to := m[4], m[9]
+			out = append(out, body[last:from]...)
+			outOffs = append(outOffs, offs[last:from]...)
+			out = append(out, def...)
+			outOffs = append(outOffs, offs[m[6]+at:m[6]+at+len(def)]...)
+			out = append(out, ' ')
+			outOffs = append(outOffs, offs[m[6]+at+len(def)])
+			last = to
+			continue
+		}
 		if !ok || a.f != v.f {
 			continue
 		}
@@ -70,11 +112,11 @@ func (v *heredocVars) substitute(body []byte, offs []int) ([]byte, []int) {
 		last = to
 		// The note at the use, for findings at the value in the real file.
 		outer := v.f.Outer()
-		at := v.f.OuterOffset(a.w.Offs[k])
+		use := v.f.OuterOffset(a.w.Offs[k])
 		if outer.ValueVias == nil {
 			outer.ValueVias = map[int][]checker.Related{}
 		}
-		outer.ValueVias[at] = append(outer.ValueVias[at], checker.Related{
+		outer.ValueVias[use] = append(outer.ValueVias[use], checker.Related{
 			Pos: v.f.PositionAt(offs[m[6]]), End: v.f.PositionAt(offs[m[7]]),
 			Message: ref + " is expanded here, in a heredoc"})
 	}
