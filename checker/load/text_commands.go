@@ -460,6 +460,10 @@ func expandEnv(f *checker.File, words []shell.Word, env map[string]envWord) []en
 	for _, w := range words {
 		use := w
 		if flag, ref, ok := strings.Cut(w.Text, "="); ok && strings.HasPrefix(flag, "-") {
+			if x, ok := inlineDefaultWord(w, len(flag)+1, env); ok {
+				out = append(out, envWord{w: x})
+				continue
+			}
 			if a, ok := env[varRef(ref)]; ok {
 				if vals := shell.SplitValue(a.w); len(vals) == 1 && a.f == f {
 					// --proxy-mode=$MODE: the flag's name here, its value at the assignment.
@@ -473,6 +477,10 @@ func expandEnv(f *checker.File, words []shell.Word, env map[string]envWord) []en
 				}
 			}
 			out = append(out, envWord{w: w})
+			continue
+		}
+		if x, ok := inlineDefaultWord(w, 0, env); ok {
+			out = append(out, envWord{w: x})
 			continue
 		}
 		name := varRef(w.Text)
@@ -490,6 +498,26 @@ func expandEnv(f *checker.File, words []shell.Word, env map[string]envWord) []en
 		out = append(out, envWord{w: w})
 	}
 	return out
+}
+
+// inlineDefaultWord expands w's text from byte k on when it is exactly ${NAME:-value} (or
+// ${NAME-value}) with a literal value and NAME assigned nowhere in env: the default, written
+// at the use, is the value (--proxy-mode=${MODE:-ipvs}), at its own position. A NAME the
+// file assigns is left to the assignment's expansion.
+func inlineDefaultWord(w shell.Word, k int, env map[string]envWord) (shell.Word, bool) {
+	if len(w.Offs) != len(w.Text)+1 || k > len(w.Text) {
+		return w, false
+	}
+	name, def, at, ok := inlineDefault(w.Text[k:])
+	if !ok || !strings.HasSuffix(w.Text, "}") || !shell.IsAssignment(name+"=") || !literalValueRe.MatchString(def) {
+		return w, false
+	}
+	if _, assigned := env[name]; assigned {
+		return w, false
+	}
+	from := k + at
+	offs := append(append([]int(nil), w.Offs[:k]...), w.Offs[from:from+len(def)+1]...)
+	return shell.Word{Text: w.Text[:k] + def, Pos: w.Pos, End: w.End, Offs: offs, Quoted: w.Quoted}, true
 }
 
 // varRef returns NAME when text is exactly $NAME or ${NAME}, else "".
