@@ -903,13 +903,7 @@ func (lx *lexer) arrayElements(i int) int {
 			for j++; j < end && src[j] != '\''; j++ {
 			}
 		case '"':
-			for j++; j < end && src[j] != '"'; j++ {
-				if src[j] == '\\' {
-					j++
-				} else if src[j] == '$' && j+1 < end && src[j+1] == '(' && (j+2 >= end || src[j+2] != '(') {
-					j = lx.substitution(j+1) - 1
-				}
-			}
+			j = lx.doubleQuoted(j)
 		case '\\':
 			j++
 		case '`':
@@ -937,6 +931,21 @@ func (lx *lexer) arrayElements(i int) int {
 	return end
 }
 
+// doubleQuoted returns the offset of the '"' that closes the string opened at i (end when
+// none), lexing the commands of the $(...) substitutions inside it.
+func (lx *lexer) doubleQuoted(i int) int {
+	src, end := lx.src, lx.end
+	j := i + 1
+	for ; j < end && src[j] != '"'; j++ {
+		if src[j] == '\\' {
+			j++
+		} else if src[j] == '$' && j+1 < end && src[j+1] == '(' && (j+2 >= end || src[j+2] != '(') {
+			j = lx.substitution(j+1) - 1
+		}
+	}
+	return j
+}
+
 // paramExpansion returns the offset after the "}" that closes the ${...} whose "{" is at i.
 // The commands of a $(...) inside (${VAR:-$(cmd)}) are lexed, and such a substitution may
 // span lines; otherwise a ${...} never spans lines, and the scan gives up at the end of the
@@ -957,13 +966,7 @@ func (lx *lexer) paramExpansion(i int) int {
 			for j++; j < end && src[j] != '\'' && src[j] != '\n'; j++ {
 			}
 		case '"':
-			for j++; j < end && src[j] != '"'; j++ {
-				if src[j] == '\\' {
-					j++
-				} else if src[j] == '$' && j+1 < end && src[j+1] == '(' && (j+2 >= end || src[j+2] != '(') {
-					j = lx.substitution(j+1) - 1
-				}
-			}
+			j = lx.doubleQuoted(j)
 		case '\\':
 			j++
 		case '$':
