@@ -147,16 +147,7 @@ func (c *Config) below(root string) string {
 	if c.Path == "" || root == "" {
 		return ""
 	}
-	dir, err1 := filepath.Abs(filepath.Dir(c.Path))
-	r, err2 := filepath.Abs(root)
-	if err1 != nil || err2 != nil {
-		return ""
-	}
-	down, err := filepath.Rel(dir, r)
-	if err != nil || down == "." || !filepath.IsLocal(down) {
-		return ""
-	}
-	return filepath.ToSlash(down)
+	return relBelow(filepath.Dir(c.Path), root)
 }
 
 // neverMatches is a glob no path matches (no file name holds a NUL byte).

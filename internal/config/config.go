@@ -428,13 +428,19 @@ func (c *Config) prefix(root string) string {
 	if c.Path == "" || root == "" {
 		return ""
 	}
-	dir, err1 := filepath.Abs(filepath.Dir(c.Path))
-	r, err2 := filepath.Abs(root)
+	return relBelow(root, filepath.Dir(c.Path))
+}
+
+// relBelow returns the slash path of directory to relative to directory from when to lies
+// strictly below from, else "".
+func relBelow(from, to string) string {
+	a, err1 := filepath.Abs(from)
+	b, err2 := filepath.Abs(to)
 	if err1 != nil || err2 != nil {
 		return ""
 	}
-	rel, err := filepath.Rel(r, dir)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, err := filepath.Rel(a, b)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
 		return ""
 	}
 	return filepath.ToSlash(rel)
