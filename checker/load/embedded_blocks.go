@@ -128,16 +128,18 @@ func exactScalarMap(f *checker.File, n *yaml.Node, m *text.OffsetMap) bool {
 		if o < 0 || o >= len(src) {
 			return false
 		}
-		c := src[o]
-		switch {
-		case c == val[j]:
-		case c == '\\' && n.Style&yaml.DoubleQuotedStyle != 0:
-		case (c == '\n' || c == '\r') && (val[j] == ' ' || val[j] == '\n'):
-		default:
+		if !sourceByteFits(src[o], val[j], n) {
 			return false
 		}
 	}
 	return true
+}
+
+// sourceByteFits reports whether source byte c can have produced byte v of scalar n's value:
+// the same byte, the start of an escape in a double-quoted scalar, or a line break that
+// folding turned into a space or kept.
+func sourceByteFits(c, v byte, n *yaml.Node) bool {
+	return c == v || c == '\\' && n.Style&yaml.DoubleQuotedStyle != 0 || (c == '\n' || c == '\r') && (v == ' ' || v == '\n')
 }
 
 // allMappings reports whether there are documents and each is a mapping.

@@ -225,12 +225,7 @@ func exactMaskedMap(f *checker.File, n *yaml.Node, m *text.OffsetMap) bool {
 			return false
 		}
 		prev = r
-		c := outer.Content[r]
-		switch {
-		case c == val[j]:
-		case c == '\\' && n.Style&yaml.DoubleQuotedStyle != 0:
-		case (c == '\n' || c == '\r') && (val[j] == ' ' || val[j] == '\n'):
-		default:
+		if !sourceByteFits(outer.Content[r], val[j], n) {
 			return false
 		}
 	}
