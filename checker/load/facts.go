@@ -23,7 +23,7 @@ import (
 // This is safe for the other rules by the argument of pruning (prune.go): nothing dropped may
 // name one of pruneKeep's words, which are what every rule looks for; a document that does
 // keeps its tree. The document's top-level keys are all kept (installer, inventory and version
-// detection read them), as are its metadata. Documents with anchors or aliases keep their
+// detection read them), and of its metadata what metadataFacts names. Documents with anchors or aliases keep their
 // trees. Before it drops anything the loader extracts the facts again from the reduced tree
 // and keeps the reduction only when they are the same nodes at the same paths.
 
@@ -40,6 +40,7 @@ func keepMetricFacts(f *checker.File) {
 			continue
 		}
 		root := &factTrie{}
+		root.metadataFacts()
 		for _, g := range groups {
 			for _, r := range g.Rules {
 				p := r.Expr.Path // ...groups.i.rules.j.expr
@@ -77,7 +78,7 @@ func keepMetricFacts(f *checker.File) {
 // containers' image, command and args). A DaemonSet that runs kube-proxy, or any workload
 // that names it or another word of the rules, keeps its tree. When the words of such a workload are only those (loopbackKeep: no
 // other of pruneKeep's words, no template placeholder), it keeps of its pod spec only these
-// fields, the same nodes; its top-level keys and metadata stay. Volumes, resources, ports,
+// fields, the same nodes; its top-level keys and metadataFacts stay. Volumes, resources, ports,
 // affinity and the like are dropped, and the workload keeps its tree if any of them names
 // a word of pruneKeep.
 
@@ -112,6 +113,7 @@ func keepWorkloadFacts(f *checker.File) {
 			continue
 		}
 		root := &factTrie{}
+		root.metadataFacts()
 		root.leaf(spec.Append("hostNetwork"))
 		for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
 			_, cs := d.Lookup(spec.Append(list))
@@ -137,7 +139,7 @@ func keepWorkloadFacts(f *checker.File) {
 // the nodePort keys' positions) and the Rego data's services (spec.type and each port's
 // name, port, nodePort and protocol). A Service that names none of pruneKeep's words and no
 // template placeholder keeps of its spec only those fields, the same nodes, and its
-// top-level keys and metadata; selectors, cluster IPs, target ports and the like are
+// top-level keys and metadataFacts; selectors, cluster IPs, target ports and the like are
 // dropped.
 
 // serviceSpecFacts and servicePortFacts are the fields of a Service the rules read.
@@ -158,6 +160,7 @@ func keepServiceFacts(f *checker.File) {
 			continue
 		}
 		root := &factTrie{}
+		root.metadataFacts()
 		for _, field := range serviceSpecFacts {
 			root.leaf(checker.P("spec", field))
 		}
@@ -174,6 +177,18 @@ func keepServiceFacts(f *checker.File) {
 			d.Node = skel
 		}
 	}
+}
+
+// metadataFacts adds what is read of a document's metadata once its facts are extracted: its
+// name and namespace (also held by the document: Name, Namespace), and the suppression
+// annotation. Labels, annotations, owner references and the like are dropped (a fifth of the
+// nodes left on the benchmark corpus): the cluster model, scopes and references read the
+// document's name and namespace, suppressions the one annotation, and the Node inventory,
+// which reads labels, is not reduced.
+func (t *factTrie) metadataFacts() {
+	t.leaf(checker.P("metadata", "name"))
+	t.leaf(checker.P("metadata", "namespace"))
+	t.leaf(checker.P("metadata", "annotations", checker.IgnoreAnnotation))
 }
 
 // factTrie is the set of field paths to keep: leaf marks a node kept whole.

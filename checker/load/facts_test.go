@@ -50,8 +50,8 @@ spec:
 	}{
 		{name: "rule", file: "rule.yaml", src: rule, reduced: true,
 			gone: []checker.Path{checker.P("spec", "groups", 0, "rules", 0, "for"), checker.P("spec", "groups", 0, "rules", 0, "annotations"),
-				checker.P("spec", "groups", 1, "rules", 0, "labels")},
-			kept: []checker.Path{checker.P("metadata", "labels", "team"), checker.P("spec", "groups", 1, "name"),
+				checker.P("spec", "groups", 1, "rules", 0, "labels"), checker.P("metadata", "labels", "team")},
+			kept: []checker.Path{checker.P("metadata", "name"), checker.P("spec", "groups", 1, "name"),
 				checker.P("spec", "groups", 0, "rules", 0, "alert"), checker.P("spec", "groups", 1, "rules", 0, "record")}},
 		{name: "dashboard", file: "dash.json", src: dashboard, reduced: true,
 			gone: []checker.Path{checker.P("panels", 0, "id"), checker.P("panels", 1, "targets", 0, "legendFormat"), checker.P("templating", "list", 0, "name")},
@@ -176,9 +176,9 @@ spec:
 	}
 	spec := checker.P("spec", "template", "spec")
 	c := spec.Append("containers", 0)
-	kept := []checker.Path{checker.P("metadata", "annotations", "owner"), spec.Append("hostNetwork"), c.Append("image"), c.Append("args", 0),
+	kept := []checker.Path{checker.P("metadata", "name"), spec.Append("hostNetwork"), c.Append("image"), c.Append("args", 0),
 		c.Append("env", 0, "value"), c.Append("readinessProbe", "httpGet", "port")}
-	gone := []checker.Path{checker.P("spec", "replicas"), spec.Append("volumes"), c.Append("resources"), c.Append("volumeMounts")}
+	gone := []checker.Path{checker.P("metadata", "annotations", "owner"), checker.P("spec", "replicas"), spec.Append("volumes"), c.Append("resources"), c.Append("volumeMounts")}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			whole := Bytes("d.yaml", []byte(tt.src), nil).Docs[0]

@@ -12,7 +12,8 @@ import (
 // rule reads past their metadata, yet their node trees were most of a run's memory (half the
 // nodes of the benchmark corpus are Deployments). Once a file is decoded, the documents of
 // the kinds below whose lines hold none of pruneKeep's words keep only apiVersion, kind
-// and metadata: enough for scopes, suppression annotations and document ranges, and their
+// and metadata's name, namespace and suppression annotation (pruneTrie): enough for scopes,
+// suppression annotations and document ranges, and their
 // typed object is dropped. The words are those every rule and built-in policy looks for in
 // workloads (kube-proxy itself, host networking, loopback addresses, the chains, sets and
 // tools of each mode, the replacements of kube-proxy, apiserver NodePort ranges): a file that
@@ -65,21 +66,41 @@ func prune(f *checker.File) {
 		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) {
 			continue
 		}
-		stub := *d.Node
-		stub.Content = nil
-		for k := 0; k+1 < len(d.Node.Content); k += 2 {
-			switch d.Node.Content[k].Value {
-			case "apiVersion", "kind", "metadata":
-				stub.Content = append(stub.Content, d.Node.Content[k], d.Node.Content[k+1])
-			}
-		}
-		d.Node = &stub
+		d.Node = pruneHeader(d.Node)
 		d.Object = nil
 		d.Pruned = true
 	}
 	keepMetricFacts(f)
 	keepWorkloadFacts(f)
 	keepServiceFacts(f)
+}
+
+// pruneTrie is what a pruned document keeps: apiVersion, kind and metadataFacts.
+var pruneTrie = func() *factTrie {
+	t := &factTrie{}
+	t.leaf(checker.P("apiVersion"))
+	t.leaf(checker.P("kind"))
+	t.metadataFacts()
+	return t
+}()
+
+// pruneHeader returns the header a pruned document keeps of its tree n (see pruneTrie). A
+// tree with anchors or aliases keeps apiVersion, kind and all of its metadata, as before
+// metadata was reduced.
+func pruneHeader(n *yaml.Node) *yaml.Node {
+	r := reducer{}
+	if h := r.reduce(n, pruneTrie, false); !r.keep {
+		return h
+	}
+	stub := *n
+	stub.Content = nil
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		switch n.Content[k].Value {
+		case "apiVersion", "kind", "metadata":
+			stub.Content = append(stub.Content, n.Content[k], n.Content[k+1])
+		}
+	}
+	return &stub
 }
 
 // docText returns the lines of f's document i: from its first line to the next document's.
