@@ -271,9 +271,10 @@ type Document struct {
 	// the document does not show may still be set, so it is unknown, not unset.
 	Open bool
 
-	// Pruned is set when the loader kept only the document's apiVersion, kind and metadata
-	// (an application workload or RBAC object in a file that names nothing any rule reads;
-	// see checker/load/prune.go): Node holds those keys, Object is nil.
+	// Pruned is set when the loader kept only the document's header (an application workload
+	// or RBAC object in a file that names nothing any rule reads; see checker/load/prune.go):
+	// Node is its root node without content, where it was; APIVersion, Kind, Name and
+	// Namespace are set; Object is nil.
 	Pruned bool
 
 	// generic caches Generic(); see generic.go.

@@ -11,10 +11,11 @@ import (
 // Pruning. Most documents of a large repository are application workloads and RBAC that no
 // rule reads past their metadata, yet their node trees were most of a run's memory (half the
 // nodes of the benchmark corpus are Deployments). Once a file is decoded, the documents of
-// the kinds below whose lines hold none of pruneKeep's words keep only apiVersion, kind
-// and metadata's name, namespace and suppression annotation (pruneTrie): enough for scopes,
-// suppression annotations and document ranges, and their
-// typed object is dropped. The words are those every rule and built-in policy looks for in
+// the kinds below whose lines hold none of pruneKeep's words keep only a header: their
+// apiVersion, kind, name and namespace (Document fields) and their root node, where it was,
+// enough for scopes, references and document ranges; their typed object is dropped (a
+// suppression annotation's key names kube-proxy, a word of pruneKeep, so a document that has
+// one is never pruned). The words are those every rule and built-in policy looks for in
 // workloads (kube-proxy itself, host networking, loopback addresses, the chains, sets and
 // tools of each mode, the replacements of kube-proxy, apiserver NodePort ranges): a file that
 // names one keeps its tree. A rule that reads other workloads must add its word here; the
@@ -66,41 +67,15 @@ func prune(f *checker.File) {
 		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) {
 			continue
 		}
-		d.Node = pruneHeader(d.Node)
+		// The header: the root node alone, where it was (apiVersion, kind, name and namespace
+		// are the document's fields).
+		d.Node = &yaml.Node{Kind: d.Node.Kind, Tag: d.Node.Tag, Style: d.Node.Style, Line: d.Node.Line, Column: d.Node.Column}
 		d.Object = nil
 		d.Pruned = true
 	}
 	keepMetricFacts(f)
 	keepWorkloadFacts(f)
 	keepServiceFacts(f)
-}
-
-// pruneTrie is what a pruned document keeps: apiVersion, kind and metadataFacts.
-var pruneTrie = func() *factTrie {
-	t := &factTrie{}
-	t.leaf(checker.P("apiVersion"))
-	t.leaf(checker.P("kind"))
-	t.metadataFacts()
-	return t
-}()
-
-// pruneHeader returns the header a pruned document keeps of its tree n (see pruneTrie). A
-// tree with anchors or aliases keeps apiVersion, kind and all of its metadata, as before
-// metadata was reduced.
-func pruneHeader(n *yaml.Node) *yaml.Node {
-	r := reducer{}
-	if h := r.reduce(n, pruneTrie, false); !r.keep {
-		return h
-	}
-	stub := *n
-	stub.Content = nil
-	for k := 0; k+1 < len(n.Content); k += 2 {
-		switch n.Content[k].Value {
-		case "apiVersion", "kind", "metadata":
-			stub.Content = append(stub.Content, n.Content[k], n.Content[k+1])
-		}
-	}
-	return &stub
 }
 
 // docText returns the lines of f's document i: from its first line to the next document's.
