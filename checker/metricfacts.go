@@ -4,9 +4,17 @@ import "go.yaml.in/yaml/v3"
 
 // Metric facts: the PromQL queries of Prometheus rule groups and Grafana dashboards, the
 // only parts of those documents that any rule reads past their metadata (KP501 and KP502).
-// The loader extracts them while a file is decoded and keeps only the nodes they name (see
-// checker/load/facts.go); the rules extract them again from what is kept, which gives the
-// same facts (the loader checks that it does before it drops anything).
+// The loader extracts them while a file is decoded from the whole tree, keeps them on the
+// document (Document.Metrics) with the query nodes they name, and drops the rest of the
+// fields that lead to them (see checker/load/facts.go); FindRuleGroups and DashboardQueries
+// return the kept facts.
+
+// MetricFacts are the metric facts of a document, as FindRuleGroups and DashboardQueries
+// find them in its whole tree.
+type MetricFacts struct {
+	Groups  []RuleGroup
+	Queries []PromExpr
+}
 
 // PromExpr is one PromQL expression of a document: its scalar node and its field path.
 type PromExpr struct {
@@ -36,6 +44,9 @@ const metricWalkDepth = 64
 // file's top-level groups, a PrometheusRule's spec.groups, a chart's values. A group is a
 // mapping with a rules list whose entries have expr and alert or record.
 func FindRuleGroups(d *Document) []RuleGroup {
+	if d.Metrics != nil {
+		return d.Metrics.Groups
+	}
 	var out []RuleGroup
 	WalkNodes(d.Node, nil, metricWalkDepth, func(path Path, n *yaml.Node) bool {
 		if path.Last() == "groups" && n.Kind == yaml.SequenceNode {
@@ -85,6 +96,9 @@ func groupsOf(d *Document, seq *yaml.Node, path Path) []RuleGroup {
 // (targets[].expr, at any depth: rows, nested panels, library panels) and the query of
 // templating variables.
 func DashboardQueries(d *Document) []PromExpr {
+	if d.Metrics != nil {
+		return d.Metrics.Queries
+	}
 	var out []PromExpr
 	WalkNodes(d.Node, nil, metricWalkDepth, func(path Path, n *yaml.Node) bool {
 		switch {

@@ -277,6 +277,11 @@ type Document struct {
 	// Namespace are set; Object is nil.
 	Pruned bool
 
+	// Metrics, when set, are the document's metric facts, extracted from its whole tree by
+	// the loader, which then dropped the nodes on their paths (checker/load/facts.go):
+	// FindRuleGroups and DashboardQueries return them.
+	Metrics *MetricFacts
+
 	// generic caches Generic(); see generic.go.
 	generic genericCache
 }

@@ -14,18 +14,19 @@ import (
 // yet the rules read only their queries: KP501 and KP502 read the expr of each alerting or
 // recording rule with its alert name, record key and group name, and the queries of dashboard
 // panels and templating variables (checker.FindRuleGroups, checker.DashboardQueries). Once a
-// file is decoded, the loader extracts those facts and keeps of the tree only the nodes they
-// name and the paths to them: labels, annotations, panel layout and the like are dropped. The
-// query nodes themselves are kept (positions, fixes and messages are computed from them as
-// before), and a sequence keeps its length (a dropped element is an empty mapping), so every
-// field path stays what it was.
+// file is decoded, the loader extracts those facts from the whole tree and keeps them on the
+// document (Document.Metrics, which those functions return): the query nodes (positions,
+// fixes and messages are computed from them as before) with their field paths in the whole
+// tree, the alert, record and group names. Of the tree it keeps the top-level fields that do
+// not lead to a query; labels, annotations, panel layout and the like are dropped.
 //
 // This is safe for the other rules by the argument of pruning (prune.go): nothing dropped may
 // name one of pruneKeep's words, which are what every rule looks for; a document that does
 // keeps its tree. The document's top-level keys are all kept (installer, inventory and version
 // detection read them), and of its metadata what metadataFacts names. Documents with anchors or aliases keep their
-// trees. Before it drops anything the loader extracts the facts again from the reduced tree
-// and keeps the reduction only when they are the same nodes at the same paths.
+// trees. Before it drops anything the loader reduces the tree to the paths of the facts
+// (reducer, which finds the words and anchors), extracts the facts again from that and keeps
+// the reduction only when they are the same nodes at the same paths.
 
 // keepMetricFacts reduces the metric documents of f to their facts (see above).
 func keepMetricFacts(f *checker.File) {
@@ -64,8 +65,33 @@ func keepMetricFacts(f *checker.File) {
 			continue
 		}
 		d.DropGeneric()
-		d.Node = skel
+		d.Node = withoutFactPaths(skel, groups, queries)
+		d.Metrics = &checker.MetricFacts{Groups: groups, Queries: queries}
 	}
+}
+
+// withoutFactPaths returns the reduced tree skel without the top-level fields that lead to
+// the facts (spec of a PrometheusRule, groups of a rule file, panels and templating of a
+// dashboard): the facts hold the query nodes and their paths (Document.Metrics), and the
+// rest of those fields is the skeleton of paths to them and empty placeholders.
+func withoutFactPaths(skel *yaml.Node, groups []checker.RuleGroup, queries []checker.PromExpr) *yaml.Node {
+	tops := map[string]bool{}
+	for _, g := range groups {
+		for _, r := range g.Rules {
+			tops[r.Expr.Path[0]] = true
+		}
+	}
+	for _, q := range queries {
+		tops[q.Path[0]] = true
+	}
+	out := *skel
+	out.Content = make([]*yaml.Node, 0, len(skel.Content))
+	for i := 0; i+1 < len(skel.Content); i += 2 {
+		if !tops[skel.Content[i].Value] {
+			out.Content = append(out.Content, skel.Content[i], skel.Content[i+1])
+		}
+	}
+	return &out
 }
 
 // Workload facts. The application workloads that prune keeps whole because they name a

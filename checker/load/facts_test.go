@@ -47,15 +47,16 @@ spec:
 		name, file, src string
 		reduced         bool
 		gone, kept      []checker.Path
+		gone2           []checker.Path // fields that lead to the facts: gone when reduced
 	}{
-		{name: "rule", file: "rule.yaml", src: rule, reduced: true,
+		{name: "rule", file: "rule.yaml", src: rule, reduced: true, gone2: []checker.Path{checker.P("spec")},
 			gone: []checker.Path{checker.P("spec", "groups", 0, "rules", 0, "for"), checker.P("spec", "groups", 0, "rules", 0, "annotations"),
 				checker.P("spec", "groups", 1, "rules", 0, "labels"), checker.P("metadata", "labels", "team")},
-			kept: []checker.Path{checker.P("metadata", "name"), checker.P("spec", "groups", 1, "name"),
-				checker.P("spec", "groups", 0, "rules", 0, "alert"), checker.P("spec", "groups", 1, "rules", 0, "record")}},
+			kept: []checker.Path{checker.P("metadata", "name"), checker.P("apiVersion")}},
 		{name: "dashboard", file: "dash.json", src: dashboard, reduced: true,
-			gone: []checker.Path{checker.P("panels", 0, "id"), checker.P("panels", 1, "targets", 0, "legendFormat"), checker.P("templating", "list", 0, "name")},
-			kept: []checker.Path{checker.P("title"), checker.P("uid"), checker.P("templating", "list", 0, "query", "refId")}},
+			gone:  []checker.Path{checker.P("panels", 0, "id"), checker.P("panels", 1, "targets", 0, "legendFormat"), checker.P("templating", "list", 0, "name")},
+			gone2: []checker.Path{checker.P("panels"), checker.P("templating")},
+			kept:  []checker.Path{checker.P("title"), checker.P("uid")}},
 		{name: "a dropped word", file: "rule.yaml", src: rule + "      annotations: {runbook: check iptables}\n"},
 		{name: "an anchor", file: "rule.yaml", src: rule + "      annotations: &a {x: y}\n"},
 	}
@@ -80,6 +81,14 @@ spec:
 				if !d.Has(p) {
 					t.Errorf("%s: dropped", p)
 				}
+			}
+			for _, p := range tt.gone2 {
+				if d.Has(p) == tt.reduced {
+					t.Errorf("%s: present %v, want %v", p, d.Has(p), !tt.reduced)
+				}
+			}
+			if (d.Metrics != nil) != tt.reduced {
+				t.Errorf("metric facts kept = %v, want %v", d.Metrics != nil, tt.reduced)
 			}
 			// The facts are those of the whole tree: same queries, positions and paths.
 			sameQueries(t, checker.FindRuleGroups(d), checker.FindRuleGroups(whole), checker.DashboardQueries(d), checker.DashboardQueries(whole))
