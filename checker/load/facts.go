@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -166,7 +167,9 @@ func keepWorkloadFacts(f *checker.File) {
 // name, port, nodePort and protocol). A Service that names none of pruneKeep's words and no
 // template placeholder keeps of its spec only those fields, the same nodes, and its
 // top-level keys and metadataFacts; selectors, cluster IPs, target ports and the like are
-// dropped.
+// dropped. A Service that opens no node port (its type is neither NodePort nor LoadBalancer
+// and no port sets a nodePort) keeps only its type, which is all the Rego data shows of it,
+// and no typed object.
 
 // serviceSpecFacts and servicePortFacts are the fields of a Service the rules read.
 var (
@@ -190,7 +193,12 @@ func keepServiceFacts(f *checker.File) {
 		for _, field := range serviceSpecFacts {
 			root.leaf(checker.P("spec", field))
 		}
-		if _, ports := d.Lookup(checker.P("spec", "ports")); ports != nil && ports.Kind == yaml.SequenceNode {
+		opens := bytes.Contains(docText(f, i), []byte("nodePort"))
+		switch d.Str(checker.P("spec", "type")) {
+		case "NodePort", "LoadBalancer":
+			opens = true
+		}
+		if _, ports := d.Lookup(checker.P("spec", "ports")); opens && ports != nil && ports.Kind == yaml.SequenceNode {
 			for k := range ports.Content {
 				for _, field := range servicePortFacts {
 					root.leaf(checker.P("spec", "ports", k, field))
@@ -201,6 +209,9 @@ func keepServiceFacts(f *checker.File) {
 		if skel := r.reduce(d.Node, root, true); !r.keep {
 			d.DropGeneric()
 			d.Node = skel
+			if !opens {
+				d.Object = nil // NodePorts reads the typed object: this one opens none
+			}
 		}
 	}
 }

@@ -265,4 +265,34 @@ spec:
 			}
 		})
 	}
+	// A Service that opens no node port keeps its type and no typed object; one that sets a
+	// nodePort on a ClusterIP port keeps its ports and object (the Rego data shows them).
+	const cluster = "apiVersion: v1\nkind: Service\nmetadata:\n  name: api\nspec:\n  selector: {app: api}\n  ports:\n  - {name: http, port: 80}\n"
+	for _, tt := range []struct {
+		name, src string
+		opens     bool
+	}{
+		{"ClusterIP", cluster, false},
+		{"typed ClusterIP", cluster + "  type: ClusterIP\n", false},
+		{"a nodePort", cluster + "  - {name: x, port: 81, nodePort: 30081}\n", true},
+		{"LoadBalancer", cluster + "  type: LoadBalancer\n", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, probs := readAndParse(t.Context(), input{name: "s.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
+			if len(probs) > 0 || f == nil {
+				t.Fatalf("load: %v", probs)
+			}
+			prune(f)
+			d := f.Docs[0]
+			if got := d.Has(checker.P("spec", "ports", 0, "port")); got != tt.opens {
+				t.Errorf("ports kept = %v, want %v", got, tt.opens)
+			}
+			if got := d.Object != nil; got != tt.opens {
+				t.Errorf("typed object kept = %v, want %v", got, tt.opens)
+			}
+			if d.Has(checker.P("spec", "selector")) || !d.Has(checker.P("metadata", "name")) {
+				t.Error("not reduced")
+			}
+		})
+	}
 }
