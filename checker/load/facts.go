@@ -105,7 +105,8 @@ func withoutFactPaths(skel *yaml.Node, groups []checker.RuleGroup, queries []che
 // containers' image, command and args). A DaemonSet that runs kube-proxy, or any workload
 // that names it or another word of the rules, keeps its tree. When the words of such a workload are only those (loopbackKeep: no
 // other of pruneKeep's words, no template placeholder), it keeps of its pod spec only these
-// fields, the same nodes; its top-level keys and metadataFacts stay. Volumes, resources, ports,
+// fields, the same nodes (of a container that names no loopback address, only its name,
+// image, command and args); its top-level keys and metadataFacts stay. Volumes, resources, ports,
 // affinity and the like are dropped, and the workload keeps its tree if any of them names
 // a word of pruneKeep.
 
@@ -123,8 +124,35 @@ var otherKeep = func() [][]byte {
 	return out
 }()
 
-// containerFacts are the fields of a container that KP302 reads.
-var containerFacts = []string{"name", "image", "command", "args", "env", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
+// containerFacts are the fields of a container that KP302 reads; containerFactsQuiet those
+// kept of a container that names no loopback address (KP302 finds nothing in it): its image
+// (a control-plane image's tag is a version source), command and args (KP603).
+var (
+	containerFacts      = []string{"name", "image", "command", "args", "env", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
+	containerFactsQuiet = []string{"name", "image", "command", "args"}
+)
+
+// mentionsNode reports whether a scalar of n's subtree (keys included) holds one of words.
+// A subtree deeper than the reducer's bound counts as naming them (the reducer keeps such a
+// document's tree anyway).
+func mentionsNode(n *yaml.Node, words [][]byte) bool {
+	var walk func(n *yaml.Node, depth int) bool
+	walk = func(n *yaml.Node, depth int) bool {
+		if n == nil {
+			return false
+		}
+		if depth > 10000 || n.Kind == yaml.ScalarNode && mentionsString(n.Value, words) {
+			return true
+		}
+		for _, c := range n.Content {
+			if walk(c, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(n, 0)
+}
 
 // keepWorkloadFacts reduces the application workloads of f to the fields KP302 reads (see
 // above).
@@ -147,8 +175,12 @@ func keepWorkloadFacts(f *checker.File) {
 			if cs == nil || cs.Kind != yaml.SequenceNode {
 				continue
 			}
-			for k := range cs.Content {
-				for _, field := range containerFacts {
+			for k, c := range cs.Content {
+				fields := containerFacts
+				if !mentionsNode(c, loopbackKeep) {
+					fields = containerFactsQuiet
+				}
+				for _, field := range fields {
 					root.leaf(spec.Append(list, k, field))
 				}
 			}
