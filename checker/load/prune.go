@@ -34,6 +34,26 @@ var pruneKinds = map[string]bool{
 	"PrometheusRule": true,
 }
 
+// pruneHolders are the kinds that hold other configurations in their strings: a ConfigMap's
+// or Secret's data (an application's properties, a dashboard, a script, cloud-init). Their
+// embedded documents are decoded with the file (a document that has any keeps its tree);
+// what the readers that run once every file is loaded look for in strings names a word of
+// pruneKeep (kube-proxy flags, scripts, chains, loopback registries) or of holderKeep
+// (installers' command lines and configurations: kubeadm, k3s, RKE2, k0s, kops, Talos and its
+// proxy key or patch path, kind, Cluster API) or is a document (an apiVersion besides the holder's own), so a holder that
+// names none is pruned like the kinds above.
+var pruneHolders = map[string]bool{"ConfigMap": true, "Secret": true}
+
+// holderKeep are the words that keep a holder's tree (see pruneHolders).
+var holderKeep = [][]byte{
+	[]byte("proxy:"), []byte("/proxy"), []byte("\"proxy\""), []byte("Proxy"), []byte("kubeadm"), []byte("k3s"), []byte("rke2"), []byte("k0s"), []byte("kops"),
+	[]byte("talos"), []byte("Talos"), []byte("machine:"), []byte("x-k8s.io"), []byte("kubelet"), []byte("cloud-config"),
+	[]byte("runcmd"), []byte("#!"),
+}
+
+// holdsDocument reports whether a holder's text names an apiVersion besides its own.
+func holdsDocument(text []byte) bool { return bytes.Count(text, []byte("apiVersion")) > 1 }
+
 // pruneKeep are the words that keep every tree of a file.
 var pruneKeep = [][]byte{
 	[]byte("kube-proxy"), []byte("kubeproxy"), []byte("kube_proxy"), []byte("KubeProxy"), []byte("proxy-mode"), []byte("proxyMode"),
@@ -60,11 +80,12 @@ func prune(f *checker.File) {
 		// The documents of a template are those of its masked copy, which keeps every line
 		// where it was: ranges are read in the template itself, placeholders included.
 		own := d.File == f || d.File.Masked && d.File.Parent == f
-		if !pruneKinds[d.Kind] || !own || d.Parent != nil || len(d.Embedded) > 0 || d.Node == nil || d.Node.Kind != yaml.MappingNode {
+		holder := pruneHolders[d.Kind] && d.APIVersion == "v1"
+		if !pruneKinds[d.Kind] && !holder || !own || d.Parent != nil || len(d.Embedded) > 0 || d.Node == nil || d.Node.Kind != yaml.MappingNode {
 			continue
 		}
 		text := docText(f, i)
-		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) {
+		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) || holder && (mentions(text, holderKeep) || holdsDocument(text)) {
 			continue
 		}
 		// The header: the root node alone, where it was (apiVersion, kind, name and namespace

@@ -122,3 +122,41 @@ spec:
 		t.Fatalf("want the app rules pruned and the kube-proxy rules whole: %d docs", len(ws.Docs))
 	}
 }
+
+// TestPruneHolders: a ConfigMap or Secret that names no word of pruneKeep or holderKeep and
+// holds no document is pruned to its header; one whose strings may hold what a reader looks
+// for once every file is loaded (an installer's command line or configuration, Talos' proxy
+// key, a document) keeps its tree.
+func TestPruneHolders(t *testing.T) {
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  LOG_LEVEL: debug\n  app.properties: |\n    report.proxy.port=8080\n"
+	for _, tt := range []struct {
+		name, src string
+		pruned    bool
+	}{
+		{"application properties", cm, true},
+		{"a Secret", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: hunter2\n", true},
+		{"a Secret of another group", "apiVersion: example.io/v1\nkind: Secret\nmetadata:\n  name: db\nspec: {}\n", false},
+		{"a kubeadm command", cm + "  init.sh: kubeadm init --config /etc/kubeadm.yaml\n", false},
+		{"a k3s install", cm + "  install: curl -sfL https://get.k3s.io | sh -\n", false},
+		{"Talos' proxy key", cm + "  patch.yaml: |\n    cluster:\n      proxy:\n        disabled: true\n", false},
+		{"a JSON patch on /cluster/proxy", cm + "  patch.json: '[{\"op\": \"add\", \"path\": \"/cluster/proxy/mode\"}]'\n", false},
+		{"a document", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\nstringData:\n  other.yaml: |\n    apiVersion: example.io/v1\n    kind: Thing\n", false},
+		{"cloud-init", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: boot\nstringData:\n  value: |\n    #cloud-config\n    runcmd: [reboot]\n", false},
+		{"a template", cm + "  x: \"{{ .Values.x }}\"\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, probs := readAndParse(t.Context(), input{name: "cm.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
+			if len(probs) > 0 || f == nil {
+				t.Fatalf("load: %v", probs)
+			}
+			prune(f)
+			d := f.Docs[0]
+			if d.Pruned != tt.pruned {
+				t.Fatalf("pruned = %v, want %v", d.Pruned, tt.pruned)
+			}
+			if d.Pruned && (len(d.Node.Content) != 0 || d.Name == "" || d.Node.Line != 1) {
+				t.Errorf("pruned to %d nodes, name %q, line %d: not its header", len(d.Node.Content), d.Name, d.Node.Line)
+			}
+		})
+	}
+}
