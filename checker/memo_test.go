@@ -1,0 +1,47 @@
+package checker
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestMemo: File.Memo computes a key's value once and returns it after, for a few keys (kept
+// in a slice) and many (a map), and concurrent first calls agree on one value.
+func TestMemo(t *testing.T) {
+	type key struct{ i int }
+	f := &File{}
+	calls := map[int]int{}
+	for round := 0; round < 2; round++ {
+		for i := 0; i < 3*memoSliceKeys; i++ {
+			got := f.Memo(key{i}, func() any { calls[i]++; return i * 10 })
+			if got != i*10 {
+				t.Fatalf("key %d: got %v", i, got)
+			}
+		}
+	}
+	for i := 0; i < 3*memoSliceKeys; i++ {
+		if calls[i] != 1 {
+			t.Errorf("key %d computed %d times", i, calls[i])
+		}
+	}
+	if f.memoMap == nil || f.memoKV != nil {
+		t.Error("many keys are not kept in a map")
+	}
+
+	g := &File{}
+	var wg sync.WaitGroup
+	vals := make([]any, 8)
+	for w := range vals {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vals[w] = g.Memo(key{1}, func() any { return new(int) })
+		}()
+	}
+	wg.Wait()
+	for _, v := range vals {
+		if v != vals[0] {
+			t.Fatal("concurrent first calls returned different values")
+		}
+	}
+}
