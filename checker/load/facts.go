@@ -201,7 +201,8 @@ func keepWorkloadFacts(f *checker.File) {
 // top-level keys and metadataFacts; selectors, cluster IPs, target ports and the like are
 // dropped. A Service that opens no node port (its type is neither NodePort nor LoadBalancer
 // and no port sets a nodePort) keeps only its type, which is all the Rego data shows of it,
-// and no typed object.
+// and no typed object; one of type ClusterIP (written or not: the data shows ClusterIP
+// either way) is pruned to its header.
 
 // serviceSpecFacts and servicePortFacts are the fields of a Service the rules read.
 var (
@@ -229,6 +230,11 @@ func keepServiceFacts(f *checker.File) {
 		switch d.Str(checker.P("spec", "type")) {
 		case "NodePort", "LoadBalancer":
 			opens = true
+		case "", "ClusterIP":
+			if !opens {
+				pruneToHeader(d) // all anyone reads of it: a Service, of type ClusterIP
+				continue
+			}
 		}
 		if _, ports := d.Lookup(checker.P("spec", "ports")); opens && ports != nil && ports.Kind == yaml.SequenceNode {
 			for k := range ports.Content {

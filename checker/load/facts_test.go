@@ -278,17 +278,19 @@ spec:
 			}
 		})
 	}
-	// A Service that opens no node port keeps its type and no typed object; one that sets a
-	// nodePort on a ClusterIP port keeps its ports and object (the Rego data shows them).
+	// A Service that opens no node port keeps its type and no typed object, and one of type
+	// ClusterIP only its header; one that sets a nodePort on a ClusterIP port keeps its ports
+	// and object (the Rego data shows them).
 	const cluster = "apiVersion: v1\nkind: Service\nmetadata:\n  name: api\nspec:\n  selector: {app: api}\n  ports:\n  - {name: http, port: 80}\n"
 	for _, tt := range []struct {
-		name, src string
-		opens     bool
+		name, src     string
+		opens, pruned bool
 	}{
-		{"ClusterIP", cluster, false},
-		{"typed ClusterIP", cluster + "  type: ClusterIP\n", false},
-		{"a nodePort", cluster + "  - {name: x, port: 81, nodePort: 30081}\n", true},
-		{"LoadBalancer", cluster + "  type: LoadBalancer\n", true},
+		{"ClusterIP", cluster, false, true},
+		{"typed ClusterIP", cluster + "  type: ClusterIP\n", false, true},
+		{"ExternalName", cluster + "  type: ExternalName\n", false, false},
+		{"a nodePort", cluster + "  - {name: x, port: 81, nodePort: 30081}\n", true, false},
+		{"LoadBalancer", cluster + "  type: LoadBalancer\n", true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, probs := readAndParse(t.Context(), input{name: "s.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
@@ -303,8 +305,11 @@ spec:
 			if got := d.Object != nil; got != tt.opens {
 				t.Errorf("typed object kept = %v, want %v", got, tt.opens)
 			}
-			if d.Has(checker.P("spec", "selector")) || !d.Has(checker.P("metadata", "name")) {
-				t.Error("not reduced")
+			if d.Pruned != tt.pruned {
+				t.Errorf("pruned = %v, want %v", d.Pruned, tt.pruned)
+			}
+			if d.Has(checker.P("spec", "selector")) || !tt.pruned && !d.Has(checker.P("metadata", "name")) {
+				t.Error("not reduced to its facts")
 			}
 		})
 	}

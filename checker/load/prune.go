@@ -88,15 +88,20 @@ func prune(f *checker.File) {
 		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) || holder && (mentions(text, holderKeep) || holdsDocument(text)) {
 			continue
 		}
-		// The header: the root node alone, where it was (apiVersion, kind, name and namespace
-		// are the document's fields).
-		d.Node = &yaml.Node{Kind: d.Node.Kind, Tag: d.Node.Tag, Style: d.Node.Style, Line: d.Node.Line, Column: d.Node.Column}
-		d.Object = nil
-		d.Pruned = true
+		pruneToHeader(d)
 	}
 	keepMetricFacts(f)
 	keepWorkloadFacts(f)
 	keepServiceFacts(f)
+}
+
+// pruneToHeader reduces d to its header: the root node alone, where it was (apiVersion,
+// kind, name and namespace are the document's fields), and no typed object.
+func pruneToHeader(d *checker.Document) {
+	d.DropGeneric()
+	d.Node = &yaml.Node{Kind: d.Node.Kind, Tag: d.Node.Tag, Style: d.Node.Style, Line: d.Node.Line, Column: d.Node.Column}
+	d.Object = nil
+	d.Pruned = true
 }
 
 // docText returns the lines of f's document i: from its first line to the next document's.
