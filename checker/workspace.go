@@ -79,7 +79,9 @@ const (
 // File is one input file, or a virtual file holding a document embedded in a scalar.
 type File struct {
 	// Path is slash-separated and relative to the workspace root ("-" for stdin).
-	Path    string
+	Path string
+	// Content is the file's bytes; nil once loaded for a file whose documents are all
+	// headers (Document.Pruned; see checker/load/prune.go), which nothing reads.
 	Content []byte
 	Lines   *text.LineIndex
 	Format  FileFormat

@@ -95,6 +95,25 @@ func prune(f *checker.File) {
 	keepServiceFacts(f)
 }
 
+// releaseContent drops the content of a file whose documents are all headers, and of its
+// masked copy: nothing reads it once the file is loaded. No rule reports in such a file, and
+// it names no word of pruneKeep, so Document.Contains of a rule word is false either way
+// (checker.File.Content says so). The line index stays: the headers' positions use it.
+func releaseContent(f *checker.File, probs []checker.LoadProblem) {
+	if f == nil || f.Format != checker.FormatYAML || f.Parent != nil || len(f.Docs) == 0 || len(probs) > 0 {
+		return
+	}
+	for _, d := range f.Docs {
+		if !d.Pruned || len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) {
+			return
+		}
+	}
+	for _, d := range f.Docs {
+		d.File.Content = nil
+	}
+	f.Content = nil
+}
+
 // pruneToHeader reduces d to its header: the root node alone, where it was (apiVersion,
 // kind, name and namespace are the document's fields), and no typed object.
 func pruneToHeader(d *checker.Document) {

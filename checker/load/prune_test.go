@@ -160,3 +160,35 @@ func TestPruneHolders(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseContent: a file whose documents are all headers keeps no content once loaded
+// (nothing reads it), and its headers keep their positions; a file with one document that
+// keeps a tree, or with a load problem, keeps its content.
+func TestReleaseContent(t *testing.T) {
+	dir := t.TempDir()
+	app := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec: {replicas: 1}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata: {LOG: debug}\n"
+	files := map[string]string{
+		"app.yaml":   app,
+		"mixed.yaml": app + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: NodePort\n  ports: [{port: 80, nodePort: 30080}]\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, keep := range []bool{false, true} {
+		ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir, KeepTrees: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ws.Files {
+			released := f.Content == nil
+			if want := f.Path == "app.yaml" && !keep; released != want {
+				t.Errorf("KeepTrees=%v: %s: content released = %v, want %v", keep, f.Path, released, want)
+			}
+			if f.Path == "app.yaml" && (len(f.Docs) != 2 || f.Docs[1].Node.Line != 7 || f.Docs[1].Name != "web") {
+				t.Errorf("KeepTrees=%v: the headers lost their positions or names", keep)
+			}
+		}
+	}
+}
