@@ -80,8 +80,9 @@ const (
 type File struct {
 	// Path is slash-separated and relative to the workspace root ("-" for stdin).
 	Path string
-	// Content is the file's bytes; nil once loaded for a file whose documents are all
-	// headers (Document.Pruned; see checker/load/prune.go), which nothing reads.
+	// Content is the file's bytes and Lines its line index; both are nil once loaded for a
+	// file whose documents are all headers (Document.Pruned; see checker/load/prune.go):
+	// no rule reports in it, and the headers' positions are their root nodes'.
 	Content []byte
 	Lines   *text.LineIndex
 	Format  FileFormat

@@ -95,10 +95,11 @@ func prune(f *checker.File) {
 	keepServiceFacts(f)
 }
 
-// releaseContent drops the content of a file whose documents are all headers, and of its
-// masked copy: nothing reads it once the file is loaded. No rule reports in such a file, and
-// it names no word of pruneKeep, so Document.Contains of a rule word is false either way
-// (checker.File.Content says so). The line index stays: the headers' positions use it.
+// releaseContent drops the content and line index of a file whose documents are all
+// headers, and of its masked copy: nothing reads them once the file is loaded. No rule
+// reports in such a file, and it names no word of pruneKeep, so Document.Contains of a rule
+// word is false either way (checker.File.Content says so). The line index goes too, since it
+// holds the content (columns count code points on lines with multi-byte characters).
 func releaseContent(f *checker.File, probs []checker.LoadProblem) {
 	if f == nil || f.Format != checker.FormatYAML || f.Parent != nil || len(f.Docs) == 0 || len(probs) > 0 {
 		return
@@ -109,9 +110,9 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem) {
 		}
 	}
 	for _, d := range f.Docs {
-		d.File.Content = nil
+		d.File.Content, d.File.Lines = nil, nil
 	}
-	f.Content = nil
+	f.Content, f.Lines = nil, nil
 }
 
 // pruneToHeader reduces d to its header: the root node alone, where it was (apiVersion,
