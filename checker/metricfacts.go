@@ -1,6 +1,10 @@
 package checker
 
-import "go.yaml.in/yaml/v3"
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // Metric facts: the PromQL queries of Prometheus rule groups and Grafana dashboards, the
 // only parts of those documents that any rule reads past their metadata (KP501 and KP502).
@@ -14,6 +18,25 @@ import "go.yaml.in/yaml/v3"
 type MetricFacts struct {
 	Groups  []RuleGroup
 	Queries []PromExpr
+}
+
+// Mentions reports whether a query of the facts holds s. A masked copy that holds only
+// facts keeps no text (checker/load: releaseMasked), so Document.Contains cannot answer
+// for its documents; what the metric rules look for is in the queries.
+func (m *MetricFacts) Mentions(s string) bool {
+	for _, g := range m.Groups {
+		for _, r := range g.Rules {
+			if strings.Contains(r.Expr.Node.Value, s) {
+				return true
+			}
+		}
+	}
+	for _, q := range m.Queries {
+		if strings.Contains(q.Node.Value, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // PromExpr is one PromQL expression of a document: its scalar node and its field path.

@@ -117,8 +117,12 @@ type ruleGroupsKey struct{ d *checker.Document }
 func dashboardExprs(d *checker.Document) []promExpr { return checker.DashboardQueries(d) }
 
 // mayHoldProxyMetric is a cheap pre-check: documents that never mention kubeproxy_ are
-// skipped without a walk. It searches each file once, not once per document.
+// skipped without a walk. It searches each file once, not once per document; a document
+// reduced to its metric facts is asked through them (its masked text may be gone).
 func mayHoldProxyMetric(d *checker.Document) bool {
+	if d.Metrics != nil {
+		return d.Metrics.Mentions(kubeProxyMetricPrefix)
+	}
 	return d.Contains(kubeProxyMetricPrefix)
 }
 

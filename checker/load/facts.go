@@ -68,6 +68,16 @@ func keepMetricFacts(f *checker.File) {
 		d.DropGeneric()
 		d.Node = withoutFactPaths(skel, groups, queries)
 		d.Metrics = &checker.MetricFacts{Groups: groups, Queries: queries}
+		// The positions in the queries, computed once from the text they are in (File.ScalarMap),
+		// so that a masked copy holding only facts can let its text go (releaseMasked).
+		for _, g := range groups {
+			for _, r := range g.Rules {
+				d.File.ScalarMap(r.Expr.Node)
+			}
+		}
+		for _, q := range queries {
+			d.File.ScalarMap(q.Node)
+		}
 	}
 }
 

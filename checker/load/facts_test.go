@@ -48,12 +48,13 @@ spec:
 		reduced         bool
 		gone, kept      []checker.Path
 		gone2           []checker.Path // fields that lead to the facts: gone when reduced
+		masked          bool           // decoded from a masked copy (a template)
 	}{
 		{name: "rule", file: "rule.yaml", src: rule, reduced: true, gone2: []checker.Path{checker.P("spec")},
 			gone: []checker.Path{checker.P("spec", "groups", 0, "rules", 0, "for"), checker.P("spec", "groups", 0, "rules", 0, "annotations"),
 				checker.P("spec", "groups", 1, "rules", 0, "labels"), checker.P("metadata", "labels", "team")},
 			kept: []checker.Path{checker.P("metadata", "name"), checker.P("apiVersion")}},
-		{name: "dashboard", file: "dash.json", src: dashboard, reduced: true,
+		{name: "dashboard", file: "dash.json", src: dashboard, reduced: true, masked: true,
 			gone:  []checker.Path{checker.P("panels", 0, "id"), checker.P("panels", 1, "targets", 0, "legendFormat"), checker.P("templating", "list", 0, "name")},
 			gone2: []checker.Path{checker.P("panels"), checker.P("templating")},
 			kept:  []checker.Path{checker.P("title"), checker.P("uid")}},
@@ -90,6 +91,12 @@ spec:
 			if (d.Metrics != nil) != tt.reduced {
 				t.Errorf("metric facts kept = %v, want %v", d.Metrics != nil, tt.reduced)
 			}
+			if d.File.Masked && (d.File.Content == nil) != tt.reduced {
+				t.Errorf("masked text released = %v, want %v", d.File.Content == nil, tt.reduced)
+			}
+			if tt.masked && !d.File.Masked {
+				t.Error("not read from a masked copy: the case tests nothing")
+			}
 			// The facts are those of the whole tree: same queries, positions and paths.
 			sameQueries(t, checker.FindRuleGroups(d), checker.FindRuleGroups(whole), checker.DashboardQueries(d), checker.DashboardQueries(whole))
 		})
@@ -118,6 +125,14 @@ func sameQueries(t *testing.T, g1, g2 []checker.RuleGroup, q1, q2 []checker.Prom
 		if a[i].Path.String() != b[i].Path.String() || a[i].Node.Value != b[i].Node.Value || a[i].Node.Line != b[i].Node.Line || a[i].Node.Column != b[i].Node.Column {
 			t.Errorf("query %d: %s %q at %d:%d, want %s %q at %d:%d", i, a[i].Path, a[i].Node.Value, a[i].Node.Line, a[i].Node.Column,
 				b[i].Path, b[i].Node.Value, b[i].Node.Line, b[i].Node.Column)
+		}
+		// Positions inside the query, as the rules compute them (also when the masked copy
+		// of a templated file let its text go: releaseMasked).
+		n := len(a[i].Node.Value)
+		p1, e1 := a[i].Doc.SubPos(a[i].Node, 1, n-1)
+		p2, e2 := b[i].Doc.SubPos(b[i].Node, 1, n-1)
+		if p1 != p2 || e1 != e2 {
+			t.Errorf("query %d: inner range at %v-%v, want %v-%v", i, p1, e1, p2, e2)
 		}
 	}
 	if len(names1) != len(names2) {

@@ -93,6 +93,7 @@ func prune(f *checker.File) {
 	keepMetricFacts(f)
 	keepWorkloadFacts(f)
 	keepServiceFacts(f)
+	releaseMasked(f)
 }
 
 // releaseContent drops the content and line index of a file whose documents are all
@@ -113,6 +114,27 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem) {
 		d.File.Content, d.File.Lines = nil, nil
 	}
 	f.Content, f.Lines = nil, nil
+}
+
+// releaseMasked drops the masked copy's text and line index of a templated file whose
+// documents are all headers or metric facts (a Grafana dashboard, masked for its {{instance}}
+// legends): the facts' positions are computed from the query scalars' offset maps, made
+// while the text was at hand (keepMetricFacts), and map to the real file, which keeps its
+// own. checker.MetricFacts.Mentions answers the rules' word checks from the facts.
+func releaseMasked(f *checker.File) {
+	if f == nil || f.Parent != nil || len(f.Docs) == 0 {
+		return
+	}
+	v := f.Docs[0].File
+	if !v.Masked || v.Parent != f {
+		return
+	}
+	for _, d := range f.Docs {
+		if d.File != v || len(d.Embedded) > 0 || !d.Pruned && d.Metrics == nil {
+			return
+		}
+	}
+	v.Content, v.Lines = nil, nil
 }
 
 // pruneToHeader reduces d to its header: the root node alone, where it was (apiVersion,
