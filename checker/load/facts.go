@@ -115,8 +115,8 @@ func withoutFactPaths(skel *yaml.Node, groups []checker.RuleGroup, queries []che
 // containers' image, command and args). A DaemonSet that runs kube-proxy, or any workload
 // that names it or another word of the rules, keeps its tree. When the words of such a workload are only those (loopbackKeep: no
 // other of pruneKeep's words, no template placeholder), it keeps of its pod spec only these
-// fields, the same nodes (of a container that names no loopback address, only its name,
-// image, command and args); its top-level keys and metadataFacts stay. Volumes, resources, ports,
+// fields, the same nodes (of env and handlers, those that name a loopback address:
+// containerLeaves); its top-level keys and metadataFacts stay. Volumes, resources, ports,
 // affinity and the like are dropped, and the workload keeps its tree if any of them names
 // a word of pruneKeep.
 
@@ -134,13 +134,43 @@ var otherKeep = func() [][]byte {
 	return out
 }()
 
-// containerFacts are the fields of a container that KP302 reads; containerFactsQuiet those
-// kept of a container that names no loopback address (KP302 finds nothing in it): its image
-// (a control-plane image's tag is a version source), command and args (KP603).
+// containerFacts are the fields of a container that every reader may read whole: its name,
+// its image (KP302: a loopback registry; a control-plane image's tag is a version source),
+// command and args (KP302, KP603). Of the fields only KP302 reads, env entries and handlers
+// (probes, lifecycle hooks), a container keeps those that name a loopback address (probeKeep
+// for handlers, whose host may be written "::1"): KP302 finds nothing in the others.
 var (
-	containerFacts      = []string{"name", "image", "command", "args", "env", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
-	containerFactsQuiet = []string{"name", "image", "command", "args"}
+	containerFacts    = []string{"name", "image", "command", "args"}
+	containerHandlers = []string{"livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
+	probeKeep         = append([][]byte{[]byte("::1")}, loopbackKeep...)
 )
+
+// containerLeaves adds the facts of container c at path p to root (see containerFacts).
+func containerLeaves(root *factTrie, p checker.Path, c *yaml.Node) {
+	for _, field := range containerFacts {
+		root.leaf(p.Append(field))
+	}
+	if !mentionsNode(c, probeKeep) {
+		return
+	}
+	for _, field := range containerHandlers {
+		if _, h := checker.LookupNode(c, checker.Path{field}); h != nil && mentionsNode(h, probeKeep) {
+			root.leaf(p.Append(field))
+		}
+	}
+	_, env := checker.LookupNode(c, checker.Path{"env"})
+	switch {
+	case env == nil:
+	case env.Kind != yaml.SequenceNode:
+		root.leaf(p.Append("env")) // not a list of variables: kept as it is
+	default:
+		for j, e := range env.Content {
+			if mentionsNode(e, loopbackKeep) {
+				root.leaf(p.Append("env", j))
+			}
+		}
+	}
+}
 
 // mentionsNode reports whether a scalar of n's subtree (keys included) holds one of words.
 // A subtree deeper than the reducer's bound counts as naming them (the reducer keeps such a
@@ -186,13 +216,7 @@ func keepWorkloadFacts(f *checker.File) {
 				continue
 			}
 			for k, c := range cs.Content {
-				fields := containerFacts
-				if !mentionsNode(c, loopbackKeep) {
-					fields = containerFactsQuiet
-				}
-				for _, field := range fields {
-					root.leaf(spec.Append(list, k, field))
-				}
+				containerLeaves(root, spec.Append(list, k), c)
 			}
 		}
 		r := reducer{}
