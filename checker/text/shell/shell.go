@@ -641,7 +641,7 @@ func (lx *lexer) testWord(i int) (Word, int) {
 	}
 	w.End = i
 	w.Text = string(b)
-	w.Offs = append(offs, i)
+	w.Offs = sharedOffs(append(offs, i))
 	return w, i
 }
 
@@ -736,6 +736,7 @@ func (lx *lexer) readHeredocs(i int) int {
 		if len(offs) > 0 && len(body) > 0 {
 			h.Offs[len(body)] = offs[len(offs)-1] + 1
 		}
+		h.Offs = sharedOffs(h.Offs)
 	}
 	lx.pending = nil
 	return i
@@ -881,6 +882,7 @@ func (lx *lexer) word(i int) (Word, int) {
 	if n := len(offs); n > 0 {
 		w.Offs[n] = offs[n-1] + 1
 	}
+	w.Offs = sharedOffs(w.Offs)
 	return w, w.End
 }
 
