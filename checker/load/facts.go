@@ -121,7 +121,7 @@ func withoutFactPaths(skel *yaml.Node, groups []checker.RuleGroup, queries []che
 // a word of pruneKeep.
 
 // loopbackKeep are the words of pruneKeep that only KP302 looks for in workloads.
-var loopbackKeep = [][]byte{[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("[::1]"), []byte("[0:0:0:0:0:0:0:1]")}
+var loopbackKeep = [][]byte{[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("::1"), []byte("[0:0:0:0:0:0:0:1]")}
 
 // otherKeep are the rest of pruneKeep's words.
 var otherKeep = func() [][]byte {
@@ -137,12 +137,11 @@ var otherKeep = func() [][]byte {
 // containerFacts are the fields of a container that every reader may read whole: its name,
 // its image (KP302: a loopback registry; a control-plane image's tag is a version source),
 // command and args (KP302, KP603). Of the fields only KP302 reads, env entries and handlers
-// (probes, lifecycle hooks), a container keeps those that name a loopback address (probeKeep
-// for handlers, whose host may be written "::1"): KP302 finds nothing in the others.
+// (probes, lifecycle hooks), a container keeps those that name a loopback address
+// (loopbackKeep): KP302 finds nothing in the others.
 var (
 	containerFacts    = []string{"name", "image", "command", "args"}
 	containerHandlers = []string{"livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}
-	probeKeep         = append([][]byte{[]byte("::1")}, loopbackKeep...)
 )
 
 // containerLeaves adds the facts of container c at path p to root (see containerFacts).
@@ -150,11 +149,11 @@ func containerLeaves(root *factTrie, p checker.Path, c *yaml.Node) {
 	for _, field := range containerFacts {
 		root.leaf(p.Append(field))
 	}
-	if !mentionsNode(c, probeKeep) {
+	if !mentionsNode(c, loopbackKeep) {
 		return
 	}
 	for _, field := range containerHandlers {
-		if _, h := checker.LookupNode(c, checker.Path{field}); h != nil && mentionsNode(h, probeKeep) {
+		if _, h := checker.LookupNode(c, checker.Path{field}); h != nil && mentionsNode(h, loopbackKeep) {
 			root.leaf(p.Append(field))
 		}
 	}

@@ -57,7 +57,7 @@ func holdsDocument(text []byte) bool { return bytes.Count(text, []byte("apiVersi
 // pruneKeep are the words that keep every tree of a file.
 var pruneKeep = [][]byte{
 	[]byte("kube-proxy"), []byte("kubeproxy"), []byte("kube_proxy"), []byte("KubeProxy"), []byte("proxy-mode"), []byte("proxyMode"),
-	[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("[::1]"), []byte("[0:0:0:0:0:0:0:1]"),
+	[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("::1"), []byte("[0:0:0:0:0:0:0:1]"),
 	[]byte("iptables"), []byte("ipvs"), []byte("IPVS"), []byte("ipset"), []byte("nft"), []byte("conntrack"), []byte("KUBE-"),
 	[]byte("service-node-port-range"),
 	[]byte("cilium"), []byte("calico"), []byte("antrea"), []byte("kube-router"), []byte("kube-ovn"), []byte("replacement"),
