@@ -3,6 +3,8 @@ package checker
 import (
 	"context"
 	"strings"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Pass is what a rule's Run receives: the workspace, the target versions and a way to report.
@@ -171,10 +173,20 @@ func (p *Pass) editsOK(fx Fix) bool {
 		if file == nil {
 			continue // not a file of the workspace: the fixer refuses it
 		}
-		if e.Pos.Offset < 0 || e.End.Offset < e.Pos.Offset || e.End.Offset > len(file.Content) {
+		content, spans := file.Content, []text.TemplateSpan(nil)
+		if content == nil && file.Reread != nil {
+			// Released once loaded (checker/load: releaseContent): read again, once.
+			content = file.rereadOnce()
+		} else {
+			spans = file.TemplateSpans()
+		}
+		if content == nil || e.Pos.Offset < 0 || e.End.Offset < e.Pos.Offset || e.End.Offset > len(content) {
 			return false
 		}
-		if _, bad := EditTouchesPlaceholder(file.Content, file.TemplateSpans(), e); bad {
+		if spans == nil {
+			spans = text.TemplateSpans(content)
+		}
+		if _, bad := EditTouchesPlaceholder(content, spans, e); bad {
 			return false
 		}
 	}

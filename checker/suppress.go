@@ -114,6 +114,9 @@ var directiveRe = regexp.MustCompile(`(?:^|\s)(#\s*kube-proxy-lint:([A-Za-z-]*))
 
 var directiveMarker = []byte("kube-proxy-lint:")
 
+// MayHoldDirectives reports whether content may hold a suppression comment (its marker).
+func MayHoldDirectives(content []byte) bool { return bytes.Contains(content, directiveMarker) }
+
 // ScanDirectives returns the suppression directives of every real file of ws, in file order:
 // comments found by scanning the raw lines (so they work in YAML, inside ConfigMap block
 // scalars, in shell scripts and systemd units alike) and ignore annotations of top-level
@@ -124,7 +127,7 @@ func ScanDirectives(ws *Workspace) []Directive {
 		if f.Parent != nil {
 			continue
 		}
-		if bytes.Contains(f.Content, directiveMarker) {
+		if MayHoldDirectives(f.Content) {
 			out = append(out, scanComments(f)...)
 		}
 		for _, d := range f.Docs {

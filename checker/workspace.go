@@ -80,13 +80,18 @@ const (
 type File struct {
 	// Path is slash-separated and relative to the workspace root ("-" for stdin).
 	Path string
-	// Content is the file's bytes and Lines its line index; both are nil once loaded for a
-	// file whose documents are all headers (Document.Pruned; see checker/load/prune.go):
-	// no rule reports in it, and the headers' positions are their root nodes'.
+	// Content is the file's bytes and Lines its line index. Both are nil once loaded for a
+	// file whose documents are all headers (Document.Pruned; see checker/load/prune.go): no
+	// rule reports in it, and the headers' positions are their root nodes'. Content is also
+	// nil, its line index keeping positions only (text.LineIndex.Release), for a file whose
+	// documents are all headers or metric facts: read it with Text, which reads it again.
 	Content []byte
 	Lines   *text.LineIndex
-	Format  FileFormat
-	Docs    []*Document
+	// Reread, set by the loader when it released Content of a file that findings may point
+	// into, reads the file again and checks that it is what was read first (Text).
+	Reread func() ([]byte, error)
+	Format FileFormat
+	Docs   []*Document
 	// Templated is true when the file holds template placeholders (Helm, Jinja2, ...).
 	Templated bool
 	// Reason says why the loader read the file as it did ("name ends in .yaml", "content:
@@ -130,6 +135,31 @@ type File struct {
 
 	aliasOnce   sync.Once
 	aliasBudget *AliasBudget
+}
+
+// Text returns the file's bytes: Content, or for a file whose content was released once it
+// was loaded, the file read again (an error when it cannot be, or changed since).
+func (f *File) Text() ([]byte, error) {
+	if f.Content != nil || f.Reread == nil {
+		return f.Content, nil
+	}
+	return f.Reread()
+}
+
+// rereadKey memoizes rereadOnce (File.Memo).
+type rereadKey struct{}
+
+// rereadOnce returns the released content of f read again (Text), once per run: the rules
+// that check their fixes' edits against the text (Pass) need it for the files they fix.
+// Nil when it cannot be read or changed.
+func (f *File) rereadOnce() []byte {
+	return f.Memo(rereadKey{}, func() any {
+		b, err := f.Text()
+		if err != nil {
+			return []byte(nil)
+		}
+		return b
+	}).([]byte)
 }
 
 // fileAliasBudget is the per-file alias expansion budget, shared by all documents of the file.

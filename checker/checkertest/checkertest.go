@@ -279,12 +279,17 @@ func manifestProblems(name string, content []byte) int {
 	return n
 }
 
-// realFiles returns the content of the real files of ws by name.
+// realFiles returns the content of the real files of ws by name (a released file's read
+// again: checker.File.Text).
 func realFiles(ws *checker.Workspace) map[string][]byte {
 	m := map[string][]byte{}
 	for _, f := range ws.Files {
 		if f.Parent == nil {
-			m[f.Path] = f.Content
+			b, err := f.Text()
+			if err != nil {
+				panic(err) // fixtures do not change during a test
+			}
+			m[f.Path] = b
 		}
 	}
 	return m

@@ -63,21 +63,27 @@ func runRules(st *state) error {
 // setSubjects fills Finding.Subject, the identity of findings without a field path, from the
 // source text of their spans.
 func setSubjects(ws *checker.Workspace, fs []checker.Finding) {
-	var content map[string][]byte
+	var files map[string]*checker.File
+	texts := map[string][]byte{}
 	for i := range fs {
 		f := &fs[i]
 		if len(f.Path) > 0 || f.Internal || f.End.Filename != f.Pos.Filename {
 			continue
 		}
-		if content == nil {
-			content = make(map[string][]byte, len(ws.Files))
+		if files == nil {
+			files = make(map[string]*checker.File, len(ws.Files))
 			for _, file := range ws.Files {
 				if file.Parent == nil {
-					content[file.Path] = file.Content
+					files[file.Path] = file
 				}
 			}
 		}
-		f.Subject = checker.SubjectOf(content[f.Pos.Filename], f.Pos.Offset, f.End.Offset)
+		content, ok := texts[f.Pos.Filename]
+		if file := files[f.Pos.Filename]; !ok && file != nil {
+			content, _ = file.Text() // released content is read again; nil if it changed
+			texts[f.Pos.Filename] = content
+		}
+		f.Subject = checker.SubjectOf(content, f.Pos.Offset, f.End.Offset)
 	}
 }
 

@@ -142,7 +142,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 					}
 					if !opts.KeepTrees {
 						prune(files[i])
-						releaseContent(files[i], fileProbs[i])
+						releaseContent(files[i], fileProbs[i], inputs[i])
 					}
 					if files[i] == nil && len(fileProbs[i]) == 0 {
 						opts.trace(inputs[i].name, TraceContent)

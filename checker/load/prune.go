@@ -2,10 +2,13 @@ package load
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/safefile"
 )
 
 // Pruning. Most documents of a large repository are application workloads and RBAC that no
@@ -101,19 +104,61 @@ func prune(f *checker.File) {
 // reports in such a file, and it names no word of pruneKeep, so Document.Contains of a rule
 // word is false either way (checker.File.Content says so). The line index goes too, since it
 // holds the content (columns count code points on lines with multi-byte characters).
-func releaseContent(f *checker.File, probs []checker.LoadProblem) {
+//
+// A file whose documents are all headers or metric facts (dashboards, alert rules) lets its
+// text go too when it can be read again (reread: a file on disk) and holds no suppression
+// comment: findings point into its queries, whose offset maps were made at extraction
+// (keepMetricFacts), its line index keeps positions only (text.LineIndex.Release, when every
+// line holds single-byte characters), and what needs the text after the rules (snippets, line
+// hashes, fixes) reads it again with checker.File.Text, which checks that it did not change.
+// in is where f was read from.
+func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if f == nil || f.Format != checker.FormatYAML || f.Parent != nil || len(f.Docs) == 0 || len(probs) > 0 {
 		return
 	}
+	headers := true
 	for _, d := range f.Docs {
-		if !d.Pruned || len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) {
+		if len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) || !d.Pruned && d.Metrics == nil {
 			return
 		}
+		headers = headers && d.Pruned
 	}
-	for _, d := range f.Docs {
-		d.File.Content, d.File.Lines = nil, nil
+	if headers {
+		for _, d := range f.Docs {
+			d.File.Content, d.File.Lines = nil, nil
+		}
+		f.Content, f.Lines = nil, nil
+		return
 	}
-	f.Content, f.Lines = nil, nil
+	if in.abs == "" || checker.MayHoldDirectives(f.Content) || f.Docs[0].File != f && f.Docs[0].File.Content != nil {
+		return // not on disk, a suppression comment, or a masked copy still needed
+	}
+	reread := rereadOf(in, f.Content)
+	if f.Lines.Release() {
+		f.Content, f.Reread = nil, reread
+	}
+}
+
+// rereadOf returns how to read in again for checker.File.Reread: through safefile as the
+// first read (regular files only, never through a link), and only when it is what was read
+// then (size and SHA-256 of content); nil for what is not a file on disk (stdin, Git objects).
+func rereadOf(in input, content []byte) func() ([]byte, error) {
+	if in.abs == "" {
+		return nil
+	}
+	abs, name, size, sum := in.abs, in.name, len(content), sha256.Sum256(content)
+	return func() ([]byte, error) {
+		fh, st, err := safefile.Open(abs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot read again: %s", name, readReason(err))
+		}
+		defer func() { _ = fh.Close() }()
+		b, err := readSized(fh, st.Size(), int64(size)+1)
+		if err != nil || len(b) != size || sha256.Sum256(b) != sum {
+			return nil, fmt.Errorf("%s: changed since it was read", name)
+		}
+		return b, nil
+	}
 }
 
 // releaseMasked drops the masked copy's text and line index of a templated file whose

@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
 // TestPrune: an application Deployment that names nothing a rule reads keeps only its
@@ -190,5 +193,52 @@ func TestReleaseContent(t *testing.T) {
 				t.Errorf("KeepTrees=%v: the headers lost their positions or names", keep)
 			}
 		}
+	}
+}
+
+// TestReleaseMetricFile: a file of alert rules only (metric facts) lets its text go once
+// loaded, keeps its query positions, and is read again on demand (checker.File.Text), which
+// refuses a file that changed since; one with a suppression comment or a multi-byte
+// character keeps its text.
+func TestReleaseMetricFile(t *testing.T) {
+	const rules = "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  name: kp\nspec:\n  groups:\n  - name: kp\n    rules:\n" +
+		"    - alert: KubeProxySyncSlow\n      expr: rate(kubeproxy_sync_proxy_rules_iptables_restore_failures_total[5m]) > 0\n      for: 5m\n"
+	for _, tt := range []struct {
+		name, src string
+		released  bool
+	}{
+		{"alert rules", rules, true},
+		{"a suppression comment", rules + "    # kube-proxy-lint:ignore KP501 reason\n", false},
+		{"a multi-byte character", rules + "      labels: {team: ÿ}\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "rules.yaml")
+			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir})
+			if err != nil || len(ws.Files) != 1 {
+				t.Fatalf("load: %v, %d files", err, len(ws.Files))
+			}
+			f := ws.Files[0]
+			if released := f.Content == nil && f.Reread != nil; released != tt.released {
+				t.Fatalf("released = %v, want %v", released, tt.released)
+			}
+			if b, err := f.Text(); err != nil || string(b) != tt.src {
+				t.Fatalf("Text: %v, %d bytes", err, len(b))
+			}
+			whole := Bytes("rules.yaml", []byte(tt.src), nil).Docs[0]
+			sameQueries(t, checker.FindRuleGroups(f.Docs[0]), checker.FindRuleGroups(whole), nil, nil)
+			if !tt.released {
+				return
+			}
+			if err := os.WriteFile(path, []byte(strings.Replace(tt.src, "5m", "6m", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := f.Text(); err == nil || b != nil || !strings.Contains(err.Error(), "changed since it was read") {
+				t.Errorf("a changed file read again: %d bytes, error %v", len(b), err)
+			}
+		})
 	}
 }

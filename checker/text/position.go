@@ -52,6 +52,45 @@ type LineIndex struct {
 	// character: only there does a column need counting code points; elsewhere it is a byte
 	// difference, so that positions on long lines cost the same as on short ones.
 	wide []uint64
+	// released is set once the text is let go (Release): size is its length, and crlf has
+	// bit i set when line i+1 ends with "\r\n" (the other breaks of a text of single-byte
+	// characters are one byte).
+	released bool
+	size     int
+	crlf     []uint64
+}
+
+// Release lets go of the indexed text, keeping what positions need, when every line holds
+// only single-byte characters (columns are byte differences then); it reports whether it
+// did. Afterwards LineText returns "" and every other method answers as before.
+func (x *LineIndex) Release() bool {
+	if x.released {
+		return true
+	}
+	for _, w := range x.wide {
+		if w != 0 {
+			return false
+		}
+	}
+	n := x.lines()
+	for i := 0; i+1 < n; i++ {
+		if end := x.start(i + 1); end >= 2 && x.content[end-2] == '\r' && x.content[end-1] == '\n' {
+			if i/64 >= len(x.crlf) {
+				x.crlf = append(x.crlf, make([]uint64, i/64+1-len(x.crlf))...)
+			}
+			x.crlf[i/64] |= 1 << (i % 64)
+		}
+	}
+	x.size, x.content, x.released = len(x.content), nil, true
+	return true
+}
+
+// length is the length of the indexed text.
+func (x *LineIndex) length() int {
+	if x.released {
+		return x.size
+	}
+	return len(x.content)
 }
 
 // NewLineIndex indexes content. Lines end where the YAML parser (yaml.v3, which follows YAML
@@ -172,7 +211,7 @@ func (x *LineIndex) LineStart(line int) int {
 		return 0
 	}
 	if line > x.lines() {
-		return len(x.content)
+		return x.length()
 	}
 	return x.start(line - 1)
 }
@@ -183,9 +222,16 @@ func (x *LineIndex) LineEnd(line int) int {
 		line = 1
 	}
 	if line >= x.lines() {
-		return len(x.content)
+		return x.length()
 	}
 	end := x.start(line)
+	if x.released {
+		k := line - 1
+		if k/64 < len(x.crlf) && x.crlf[k/64]&(1<<(k%64)) != 0 {
+			return end - 2
+		}
+		return end - 1
+	}
 	// Step back over the break that ends the line ("\r\n" is one break).
 	for k := 3; k >= 1; k-- {
 		if end-k >= x.start(line-1) && breakLen(x.content, end-k) == k {
@@ -195,9 +241,9 @@ func (x *LineIndex) LineEnd(line int) int {
 	return end
 }
 
-// LineText returns the text of 1-based line without its line ending.
+// LineText returns the text of 1-based line without its line ending ("" once released).
 func (x *LineIndex) LineText(line int) string {
-	if line < 1 || line > x.lines() {
+	if line < 1 || line > x.lines() || x.released {
 		return ""
 	}
 	return string(x.content[x.start(line-1):x.LineEnd(line)])
@@ -209,7 +255,7 @@ func (x *LineIndex) Offset(line, col int) int {
 		return 0
 	}
 	if line > x.lines() {
-		return len(x.content)
+		return x.length()
 	}
 	off := x.start(line - 1)
 	end := x.LineEnd(line)
@@ -233,8 +279,8 @@ func (x *LineIndex) Position(name string, off int) Position {
 	if off < 0 {
 		off = 0
 	}
-	if off > len(x.content) {
-		off = len(x.content)
+	if off > x.length() {
+		off = x.length()
 	}
 	line := sort.Search(x.lines(), func(i int) bool { return x.start(i) > off })
 	if line == 0 {

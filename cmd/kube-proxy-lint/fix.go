@@ -166,17 +166,37 @@ type lintData struct {
 
 // lint wraps a lint for the fixer.
 func (fr *fixRun) lint(ws *checker.Workspace, out *engine.Outcome) *fix.Lint {
-	files := make(map[string][]byte, len(ws.Files))
+	files := make(map[string]*checker.File, len(ws.Files))
 	for _, f := range ws.Files {
 		if f.Parent == nil {
-			files[f.Path] = f.Content
+			files[f.Path] = f
 		}
 	}
+	reread := map[string][]byte{} // released files read again, once each
 	return &fix.Lint{
 		Findings: out.Findings,
 		Problems: ws.Problems,
-		Content:  func(name string) ([]byte, bool) { b, ok := files[name]; return b, ok },
-		Data:     &lintData{ws, out},
+		// A file whose content the loader released is read again (checker.File.Text): one
+		// that changed since is not a file the fixes can edit.
+		Content: func(name string) ([]byte, bool) {
+			f := files[name]
+			if f == nil {
+				return nil, false
+			}
+			if f.Content == nil && f.Reread != nil {
+				if b, ok := reread[name]; ok {
+					return b, b != nil
+				}
+				b, err := f.Text()
+				if err != nil {
+					b = nil
+				}
+				reread[name] = b
+				return b, b != nil
+			}
+			return f.Content, true
+		},
+		Data: &lintData{ws, out},
 	}
 }
 

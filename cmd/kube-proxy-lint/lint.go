@@ -550,15 +550,26 @@ func exitCode(out *engine.Outcome, threshold checker.Severity) int {
 	return code
 }
 
-// sourceFunc returns the content of the real files of ws by the name findings use.
+// sourceFunc returns the content of the real files of ws by the name findings use (a file
+// whose content the loader released is read again: checker.File.Text; nil if it changed).
 func sourceFunc(ws *checker.Workspace) func(string) []byte {
-	files := make(map[string][]byte, len(ws.Files))
+	files := make(map[string]*checker.File, len(ws.Files))
 	for _, f := range ws.Files {
 		if f.Parent == nil {
-			files[f.Path] = f.Content
+			files[f.Path] = f
 		}
 	}
-	return func(name string) []byte { return files[name] }
+	return func(name string) []byte {
+		f := files[name]
+		if f == nil {
+			return nil
+		}
+		b, err := f.Text()
+		if err != nil {
+			return nil
+		}
+		return b
+	}
 }
 
 // printable replaces control characters of a file name, which could drive the terminal.
