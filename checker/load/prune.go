@@ -106,12 +106,12 @@ func prune(f *checker.File) {
 // holds the content (columns count code points on lines with multi-byte characters).
 //
 // A file whose documents are all headers or metric facts (dashboards, alert rules) lets its
-// text go too when it can be read again (reread: a file on disk) and holds no suppression
+// text go too when it can be read again (a file on disk: in.abs) and holds no suppression
 // comment: findings point into its queries, whose offset maps were made at extraction
 // (keepMetricFacts), its line index keeps positions only (text.LineIndex.Release, when every
-// line holds single-byte characters), and what needs the text after the rules (snippets, line
-// hashes, fixes) reads it again with checker.File.Text, which checks that it did not change.
-// in is where f was read from.
+// line holds single-byte characters), and what needs the text after loading (fix checks,
+// snippets, line hashes, the fixer) reads it again with checker.File.Text, which checks that
+// it did not change. in is where f was read from.
 func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if f == nil || f.Format != checker.FormatYAML || f.Parent != nil || len(f.Docs) == 0 || len(probs) > 0 {
 		return
@@ -133,9 +133,9 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if in.abs == "" || checker.MayHoldDirectives(f.Content) || f.Docs[0].File != f && f.Docs[0].File.Content != nil {
 		return // not on disk, a suppression comment, or a masked copy still needed
 	}
-	reread := rereadOf(in, f.Content)
 	if f.Lines.Release() {
-		f.Content, f.Reread = nil, reread
+		f.Reread = rereadOf(in, f.Content)
+		f.Content = nil
 	}
 }
 
