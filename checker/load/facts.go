@@ -32,9 +32,7 @@ import (
 // keepMetricFacts reduces the metric documents of f to their facts (see above).
 func keepMetricFacts(f *checker.File) {
 	for _, d := range f.Docs {
-		own := d.File == f || d.File.Masked && d.File.Parent == f
-		if !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 || d.Node == nil || d.Node.Kind != yaml.MappingNode ||
-			(d.Kind != "" && d.Kind != "PrometheusRule") {
+		if !reducible(f, d) || d.Kind != "" && d.Kind != "PrometheusRule" {
 			continue
 		}
 		groups, queries := checker.FindRuleGroups(d), checker.DashboardQueries(d)
@@ -197,10 +195,8 @@ func mentionsNode(n *yaml.Node, words [][]byte) bool {
 // above).
 func keepWorkloadFacts(f *checker.File) {
 	for i, d := range f.Docs {
-		own := d.File == f || d.File.Masked && d.File.Parent == f
 		spec := checker.WorkloadPodSpec(d.Kind)
-		if !pruneKinds[d.Kind] && d.Kind != "DaemonSet" || spec == nil || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
-			d.Node == nil || d.Node.Kind != yaml.MappingNode {
+		if !pruneKinds[d.Kind] && d.Kind != "DaemonSet" || spec == nil || !reducible(f, d) {
 			continue
 		}
 		if text := docText(f, i); mentions(text, otherKeep) || mentions(text, pruneKeepTemplated) {
@@ -218,11 +214,7 @@ func keepWorkloadFacts(f *checker.File) {
 				containerLeaves(root, spec.Append(list, k), c)
 			}
 		}
-		r := reducer{}
-		if skel := r.reduce(d.Node, root, true); !r.keep {
-			d.DropGeneric()
-			d.Node = skel
-		}
+		reduceTo(d, root)
 	}
 }
 
@@ -246,12 +238,11 @@ var (
 // keepServiceFacts reduces the Services of f to their node port facts (see above).
 func keepServiceFacts(f *checker.File) {
 	for i, d := range f.Docs {
-		own := d.File == f || d.File.Masked && d.File.Parent == f
-		if d.Kind != "Service" || d.APIVersion != "v1" || !own || d.Pruned || d.Parent != nil || len(d.Embedded) > 0 ||
-			d.Node == nil || d.Node.Kind != yaml.MappingNode {
+		if d.Kind != "Service" || d.APIVersion != "v1" || !reducible(f, d) {
 			continue
 		}
-		if text := docText(f, i); mentions(text, pruneKeep) || mentions(text, pruneKeepTemplated) {
+		text := docText(f, i)
+		if mentions(text, pruneKeep) || mentions(text, pruneKeepTemplated) {
 			continue
 		}
 		root := &factTrie{}
@@ -259,7 +250,7 @@ func keepServiceFacts(f *checker.File) {
 		for _, field := range serviceSpecFacts {
 			root.leaf(checker.P("spec", field))
 		}
-		opens := bytes.Contains(docText(f, i), []byte("nodePort"))
+		opens := bytes.Contains(text, []byte("nodePort"))
 		switch d.Str(checker.P("spec", "type")) {
 		case "NodePort", "LoadBalancer":
 			opens = true
@@ -276,15 +267,32 @@ func keepServiceFacts(f *checker.File) {
 				}
 			}
 		}
-		r := reducer{}
-		if skel := r.reduce(d.Node, root, true); !r.keep {
-			d.DropGeneric()
-			d.Node = skel
-			if !opens {
-				d.Object = nil // NodePorts reads the typed object: this one opens none
-			}
+		if reduceTo(d, root) && !opens {
+			d.Object = nil // NodePorts reads the typed object: this one opens none
 		}
 	}
+}
+
+// reducible reports whether d is a top-level mapping document of f's own stream (of its
+// masked copy, for a template) that keeps its tree: what pruning and the fact reductions
+// look at. A template's documents keep every line where it was, so their ranges are read in
+// the template itself, placeholders included.
+func reducible(f *checker.File, d *checker.Document) bool {
+	own := d.File == f || d.File.Masked && d.File.Parent == f
+	return own && !d.Pruned && d.Parent == nil && len(d.Embedded) == 0 && d.Node != nil && d.Node.Kind == yaml.MappingNode
+}
+
+// reduceTo reduces d's tree to the paths of t (top-level keys kept, reducer) unless the
+// reducer finds that it must keep it whole; it reports whether it did.
+func reduceTo(d *checker.Document, t *factTrie) bool {
+	r := reducer{}
+	skel := r.reduce(d.Node, t, true)
+	if r.keep {
+		return false
+	}
+	d.DropGeneric()
+	d.Node = skel
+	return true
 }
 
 // metadataFacts adds what is read of a document's metadata once its facts are extracted: its

@@ -80,11 +80,8 @@ func prune(f *checker.File) {
 		return
 	}
 	for i, d := range f.Docs {
-		// The documents of a template are those of its masked copy, which keeps every line
-		// where it was: ranges are read in the template itself, placeholders included.
-		own := d.File == f || d.File.Masked && d.File.Parent == f
 		holder := pruneHolders[d.Kind] && d.APIVersion == "v1"
-		if !pruneKinds[d.Kind] && !holder || !own || d.Parent != nil || len(d.Embedded) > 0 || d.Node == nil || d.Node.Kind != yaml.MappingNode {
+		if !pruneKinds[d.Kind] && !holder || !reducible(f, d) {
 			continue
 		}
 		text := docText(f, i)
