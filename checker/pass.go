@@ -173,17 +173,12 @@ func (p *Pass) editsOK(fx Fix) bool {
 		if file == nil {
 			continue // not a file of the workspace: the fixer refuses it
 		}
-		content, spans := file.Content, []text.TemplateSpan(nil)
-		if content == nil && file.Reread != nil {
-			// Released once loaded (checker/load: releaseContent): read again, once.
-			content = file.rereadOnce()
-		} else {
-			spans = file.TemplateSpans()
-		}
-		if content == nil || e.Pos.Offset < 0 || e.End.Offset < e.Pos.Offset || e.End.Offset > len(content) {
+		content, err := file.TextOnce() // released once loaded: read again (checker/load: releaseContent)
+		if err != nil || e.Pos.Offset < 0 || e.End.Offset < e.Pos.Offset || e.End.Offset > len(content) {
 			return false
 		}
-		if spans == nil {
+		spans := file.TemplateSpans()
+		if file.Content == nil {
 			spans = text.TemplateSpans(content)
 		}
 		if _, bad := EditTouchesPlaceholder(content, spans, e); bad {

@@ -146,21 +146,28 @@ func (f *File) Text() ([]byte, error) {
 	return f.Reread()
 }
 
-// rereadKey memoizes rereadOnce (File.Memo).
-type rereadKey struct{}
-
-// rereadOnce returns the released content of f read again (Text), once per run: the rules
-// that check their fixes' edits against the text (Pass) need it for the files they fix.
-// Nil when it cannot be read or changed.
-func (f *File) rereadOnce() []byte {
-	return f.Memo(rereadKey{}, func() any {
-		b, err := f.Text()
-		if err != nil {
-			return []byte(nil)
-		}
-		return b
-	}).([]byte)
+// TextOnce is Text, read again at most once per file and kept: what asks for the text after
+// loading (a fix's edit check, the fixer, snippets and line hashes, finding subjects) asks
+// for the few files that have findings, often several times.
+func (f *File) TextOnce() ([]byte, error) {
+	if f.Content != nil || f.Reread == nil {
+		return f.Content, nil
+	}
+	r := f.Memo(rereadKey{}, func() any {
+		b, err := f.Reread()
+		return reread{b, err}
+	}).(reread)
+	return r.b, r.err
 }
+
+// rereadKey memoizes TextOnce's read (File.Memo); reread is its outcome.
+type (
+	rereadKey struct{}
+	reread    struct {
+		b   []byte
+		err error
+	}
+)
 
 // fileAliasBudget is the per-file alias expansion budget, shared by all documents of the file.
 func (f *File) fileAliasBudget() *AliasBudget {

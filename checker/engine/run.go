@@ -64,7 +64,6 @@ func runRules(st *state) error {
 // source text of their spans.
 func setSubjects(ws *checker.Workspace, fs []checker.Finding) {
 	var files map[string]*checker.File
-	texts := map[string][]byte{}
 	for i := range fs {
 		f := &fs[i]
 		if len(f.Path) > 0 || f.Internal || f.End.Filename != f.Pos.Filename {
@@ -78,10 +77,9 @@ func setSubjects(ws *checker.Workspace, fs []checker.Finding) {
 				}
 			}
 		}
-		content, ok := texts[f.Pos.Filename]
-		if file := files[f.Pos.Filename]; !ok && file != nil {
-			content, _ = file.Text() // released content is read again; nil if it changed
-			texts[f.Pos.Filename] = content
+		var content []byte
+		if file := files[f.Pos.Filename]; file != nil {
+			content, _ = file.TextOnce() // released content is read again; nil if it changed
 		}
 		f.Subject = checker.SubjectOf(content, f.Pos.Offset, f.End.Offset)
 	}

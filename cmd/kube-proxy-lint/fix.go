@@ -172,7 +172,6 @@ func (fr *fixRun) lint(ws *checker.Workspace, out *engine.Outcome) *fix.Lint {
 			files[f.Path] = f
 		}
 	}
-	reread := map[string][]byte{} // released files read again, once each
 	return &fix.Lint{
 		Findings: out.Findings,
 		Problems: ws.Problems,
@@ -183,18 +182,8 @@ func (fr *fixRun) lint(ws *checker.Workspace, out *engine.Outcome) *fix.Lint {
 			if f == nil {
 				return nil, false
 			}
-			if f.Content == nil && f.Reread != nil {
-				if b, ok := reread[name]; ok {
-					return b, b != nil
-				}
-				b, err := f.Text()
-				if err != nil {
-					b = nil
-				}
-				reread[name] = b
-				return b, b != nil
-			}
-			return f.Content, true
+			b, err := f.TextOnce()
+			return b, err == nil
 		},
 		Data: &lintData{ws, out},
 	}

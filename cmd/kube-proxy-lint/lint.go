@@ -564,7 +564,7 @@ func sourceFunc(ws *checker.Workspace) func(string) []byte {
 		if f == nil {
 			return nil
 		}
-		b, err := f.Text()
+		b, err := f.TextOnce()
 		if err != nil {
 			return nil
 		}
