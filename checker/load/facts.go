@@ -66,16 +66,23 @@ func keepMetricFacts(f *checker.File) {
 		d.DropGeneric()
 		d.Node = withoutFactPaths(skel, groups, queries)
 		d.Metrics = &checker.MetricFacts{Groups: groups, Queries: queries}
-		// The positions in the queries, computed once from the text they are in (File.ScalarMap),
-		// so that a masked copy holding only facts can let its text go (releaseMasked).
-		for _, g := range groups {
-			for _, r := range g.Rules {
-				d.File.ScalarMap(r.Expr.Node)
-			}
+	}
+}
+
+// keepQueryOffsets computes the offset maps of d's queries (File.ScalarMap, kept on the
+// file) from the text they are in, before that text goes (releaseMasked, releaseContent):
+// the metric rules' positions inside a query come from them.
+func keepQueryOffsets(d *checker.Document) {
+	if d.Metrics == nil {
+		return
+	}
+	for _, g := range d.Metrics.Groups {
+		for _, r := range g.Rules {
+			d.File.ScalarMap(r.Expr.Node)
 		}
-		for _, q := range queries {
-			d.File.ScalarMap(q.Node)
-		}
+	}
+	for _, q := range d.Metrics.Queries {
+		d.File.ScalarMap(q.Node)
 	}
 }
 

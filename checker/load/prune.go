@@ -104,8 +104,8 @@ func prune(f *checker.File) {
 //
 // A file whose documents are all headers or metric facts (dashboards, alert rules) lets its
 // text go too when it can be read again (a file on disk: in.abs) and holds no suppression
-// comment: findings point into its queries, whose offset maps were made at extraction
-// (keepMetricFacts), its line index keeps positions only (text.LineIndex.Release, when every
+// comment: findings point into its queries, whose offset maps are made before the text goes
+// (keepQueryOffsets), its line index keeps positions only (text.LineIndex.Release, when every
 // line holds single-byte characters), and what needs the text after loading (fix checks,
 // snippets, line hashes, the fixer) reads it again with checker.File.Text, which checks that
 // it did not change. in is where f was read from.
@@ -129,6 +129,9 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	}
 	if in.abs == "" || checker.MayHoldDirectives(f.Content) || f.Docs[0].File != f && f.Docs[0].File.Content != nil {
 		return // not on disk, a suppression comment, or a masked copy still needed
+	}
+	for _, d := range f.Docs {
+		keepQueryOffsets(d) // masked ones were kept by releaseMasked: the memo answers
 	}
 	if f.Lines.Release() {
 		f.Reread = rereadOf(in, f.Content)
@@ -161,7 +164,7 @@ func rereadOf(in input, content []byte) func() ([]byte, error) {
 // releaseMasked drops the masked copy's text and line index of a templated file whose
 // documents are all headers or metric facts (a Grafana dashboard, masked for its {{instance}}
 // legends): the facts' positions are computed from the query scalars' offset maps, made
-// while the text was at hand (keepMetricFacts), and map to the real file, which keeps its
+// here while the text is at hand (keepQueryOffsets), and map to the real file, which keeps its
 // own. checker.MetricFacts.Mentions answers the rules' word checks from the facts.
 func releaseMasked(f *checker.File) {
 	if f == nil || f.Parent != nil || len(f.Docs) == 0 {
@@ -175,6 +178,9 @@ func releaseMasked(f *checker.File) {
 		if d.File != v || len(d.Embedded) > 0 || !d.Pruned && d.Metrics == nil {
 			return
 		}
+	}
+	for _, d := range f.Docs {
+		keepQueryOffsets(d)
 	}
 	v.Content, v.Lines = nil, nil
 }
