@@ -439,10 +439,6 @@ func (d *Document) span() (start, end int, ok bool) {
 // Ref returns the document's object reference.
 func (d *Document) Ref() *ObjectRef {
 	if d == nil {
-		// Flags of text files (scripts, units) have no document.
-		return nil
-	}
-	if d == nil {
 		// Flags and settings of text files (scripts, INI, Terraform) have no document.
 		return nil
 	}
