@@ -45,3 +45,26 @@ func TestMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestForget: File.Forget drops the values of the keys it selects, in the slice and in the
+// map, and keeps the others; a forgotten key is computed again on its next Memo.
+func TestForget(t *testing.T) {
+	type key struct{ i int }
+	type other struct{}
+	for _, n := range []int{2, 3 * memoSliceKeys} {
+		f := &File{}
+		for i := range n {
+			f.Memo(key{i}, func() any { return i })
+		}
+		f.Memo(other{}, func() any { return "kept" })
+		f.Forget(func(k any) bool { _, ok := k.(key); return ok })
+		if got := f.Memo(other{}, func() any { return "again" }); got != "kept" {
+			t.Errorf("%d keys: a key not selected was forgotten", n)
+		}
+		for i := range n {
+			if got := f.Memo(key{i}, func() any { return -1 }); got != -1 {
+				t.Fatalf("%d keys: key %d was not forgotten", n, i)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -202,6 +203,26 @@ func (f *File) Memo(key any, compute func() any) any {
 		f.memoKV = nil
 	}
 	return v
+}
+
+// Forget drops the memoized values whose keys drop selects: a parse shared while the file
+// was loaded that the rules read only for a few files (the loader forgets the shell lexing
+// of scripts once it has found their kube-proxies; a rule that needs one lexes it again).
+func (f *File) Forget(drop func(key any) bool) {
+	f.memoMu.Lock()
+	defer f.memoMu.Unlock()
+	if f.memoMap != nil {
+		for k := range f.memoMap {
+			if drop(k) {
+				delete(f.memoMap, k)
+			}
+		}
+		return
+	}
+	f.memoKV = slices.DeleteFunc(f.memoKV, func(e memoEntry) bool { return drop(e.key) })
+	if len(f.memoKV) == 0 {
+		f.memoKV = nil
+	}
 }
 
 // memoSliceKeys is how many keys File.Memo keeps in a slice before it uses a map.

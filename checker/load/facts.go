@@ -418,9 +418,14 @@ func (r *reducer) check(n *yaml.Node, kept bool) {
 	walk(n, 0)
 }
 
+// mentionsString is mentions for a string.
 func mentionsString(s string, words [][]byte) bool {
 	for _, w := range words {
-		if strings.Contains(s, string(w)) {
+		if string(w) == v6Loopback {
+			if hasV6Loopback(s) {
+				return true
+			}
+		} else if strings.Contains(s, string(w)) {
 			return true
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/cluster"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 
@@ -363,7 +364,22 @@ func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.D
 	unpairAcrossClusters(ws, standalone)
 	setTargets(ws, target)
 	ws.Nodes = repoNodes(ws)
+	forgetScripts(ws)
 	return errs
+}
+
+// forgetScripts drops the shell lexing of every file (File.Memo), shared by the readers
+// above while loading: the rules that read scripts after loading (KP401, KP402) read the few
+// that name what they look for, and lex those again, so the lexing of the other scripts is
+// not held through the rules (issue 24).
+func forgetScripts(ws *checker.Workspace) {
+	isScript := func(k any) bool { _, ok := k.(shell.MemoKey); return ok }
+	for _, f := range ws.Files {
+		f.Forget(isScript)
+	}
+	for _, d := range ws.Docs {
+		d.File.Forget(isScript)
+	}
 }
 
 // unpairAcrossClusters undoes a --config pairing that crosses a cluster boundary: a workload

@@ -205,9 +205,34 @@ func docText(f *checker.File, i int) []byte {
 	return f.Content[max(from, 0):max(min(to, len(f.Content)), from)]
 }
 
+// mentions reports whether b holds one of words. The word "::1" (IPv6 loopback) counts only
+// as an address of its own, not inside another token: AWS IAM ARNs ("arn:aws:iam::123…")
+// hold it in most IRSA ServiceAccounts, which kept their trees until it did.
 func mentions(b []byte, words [][]byte) bool {
 	for _, w := range words {
-		if bytes.Contains(b, w) {
+		if string(w) == v6Loopback {
+			if hasV6Loopback(b) {
+				return true
+			}
+		} else if bytes.Contains(b, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// v6Loopback is the IPv6 loopback address written short.
+const v6Loopback = "::1"
+
+// hasV6Loopback reports whether b holds "::1" that neither a letter, a digit nor a colon
+// precedes or follows ("::1", "[::1]:80", "::1/128"; not "iam::123456789012").
+func hasV6Loopback[T string | []byte](b T) bool {
+	tokenByte := func(c byte) bool {
+		return c == ':' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	for i := 0; i+len(v6Loopback) <= len(b); i++ {
+		j := i + len(v6Loopback)
+		if b[i] == ':' && string(b[i:j]) == v6Loopback && (i == 0 || !tokenByte(b[i-1])) && (j == len(b) || !tokenByte(b[j])) {
 			return true
 		}
 	}

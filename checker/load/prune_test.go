@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text/shell"
 )
 
 // TestPrune: an application Deployment that names nothing a rule reads keeps only its
@@ -240,5 +241,65 @@ func TestReleaseMetricFile(t *testing.T) {
 				t.Errorf("a changed file read again: %d bytes, error %v", len(b), err)
 			}
 		})
+	}
+}
+
+// TestPruneV6LoopbackWord: "::1" keeps a tree only as an address of its own (a probe's
+// host, [::1]:port, ::1/128), not inside an AWS IAM ARN, which most IRSA ServiceAccounts
+// hold ("arn:aws:iam::123456789012:role/x": their trees were all kept).
+func TestPruneV6LoopbackWord(t *testing.T) {
+	for s, want := range map[string]bool{
+		"::1": true, `host: "::1"`: true, "http://[::1]:8080/": true, "- ::1/128": true, "(::1)": true,
+		"arn:aws:iam::123456789012:role/x": false, "fe80::10": false, "0:0::1": false, "::1a": false, "x::1": false, "::": false,
+	} {
+		if got := mentions([]byte(s), pruneKeep); got != want {
+			t.Errorf("mentions(%q) = %v, want %v", s, got, want)
+		}
+		if got := mentionsString(s, loopbackKeep); got != want {
+			t.Errorf("mentionsString(%q, loopbackKeep) = %v, want %v", s, got, want)
+		}
+	}
+	dir := t.TempDir()
+	src := `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: app
+  annotations:
+    eks.amazonaws.com/role-arn: arn:aws:iam::123456789012:role/app
+`
+	if err := os.WriteFile(filepath.Join(dir, "sa.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Docs) != 1 || !ws.Docs[0].Pruned {
+		t.Error("an IRSA ServiceAccount keeps its tree")
+	}
+}
+
+// TestForgetScripts: once loaded, a script's kube-proxy is found and its shell lexing is not
+// held (File.Memo): the rules lex again the few scripts they read.
+func TestForgetScripts(t *testing.T) {
+	dir := t.TempDir()
+	src := "#!/bin/sh\nkube-proxy --proxy-mode=ipvs --v=2\n"
+	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Instances) != 1 {
+		t.Fatalf("%d kube-proxies found in the script, want 1", len(ws.Instances))
+	}
+	f := ws.File("run.sh")
+	if f == nil {
+		t.Fatal("run.sh not loaded")
+	}
+	sentinel := &shell.Script{}
+	if got := f.Memo(shell.MemoKey{Dialect: shell.DialectOf(f.Path, f.Content)}, func() any { return sentinel }); got != sentinel {
+		t.Error("the script's lexing is still held after loading")
 	}
 }
