@@ -93,7 +93,7 @@ func (codeclimateFormatter) Format(w io.Writer, r *Result) error {
 		}
 		issues = append(issues, is)
 	}
-	return writeJSON(w, issues)
+	return writeJSON(w, jsonArray[ccIssue]{Items: issues})
 }
 
 // ccLocationOf is a span: positions with columns when it has a line, else line 1 of the file

@@ -197,7 +197,7 @@ func TestRDJSONByteColumns(t *testing.T) {
 	if err := json.Unmarshal(format(t, "rdjson", Options{}, r), &res); err != nil {
 		t.Fatal(err)
 	}
-	d := res.Diagnostics[0]
+	d := res.Diagnostics.Items[0]
 	if pos.Column != 10 || d.Location.Range.Start.Column != 11 || d.Location.Range.End.Column != 14 {
 		t.Errorf("code-point column %d, byte range %+v..%+v; want byte columns 11..14", pos.Column, d.Location.Range.Start, d.Location.Range.End)
 	}

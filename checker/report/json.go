@@ -1,9 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
@@ -21,11 +18,11 @@ type jsonEnvelope struct {
 	Tool    jsonTool `json:"tool"`
 	// Target is the repository's target; Targets the target of each scope, and each finding
 	// carries its own.
-	Target   jsonTarget    `json:"target"`
-	Targets  []jsonTarget  `json:"targets,omitempty"`
-	Rules    []jsonRule    `json:"rules"`
-	Findings []jsonFinding `json:"findings"`
-	Problems []jsonProblem `json:"problems"`
+	Target   jsonTarget             `json:"target"`
+	Targets  []jsonTarget           `json:"targets,omitempty"`
+	Rules    []jsonRule             `json:"rules"`
+	Findings jsonArray[jsonFinding] `json:"findings"`
+	Problems []jsonProblem          `json:"problems"`
 	// Suppressed and Notes are omitted when empty, so runs without suppressions or a
 	// baseline print the same envelope as before they existed.
 	Suppressed []jsonFinding  `json:"suppressed,omitempty"`
@@ -96,7 +93,7 @@ func (jsonFormatter) Format(w io.Writer, r *Result) error {
 		Tool:     jsonTool{Name: ToolName, Version: r.ToolVersion},
 		Target:   jsonTargetOf(r.Target, false),
 		Rules:    make([]jsonRule, 0, len(r.Rules)),
-		Findings: make([]jsonFinding, 0, len(r.Findings)),
+		Findings: jsonArray[jsonFinding]{Items: make([]jsonFinding, 0, len(r.Findings))},
 		Problems: make([]jsonProblem, 0, len(r.Problems)),
 	}
 	for _, rule := range r.Rules {
@@ -111,7 +108,7 @@ func (jsonFormatter) Format(w io.Writer, r *Result) error {
 		env.Targets = append(env.Targets, jsonTargetOf(t, true))
 	}
 	for i := range r.Findings {
-		env.Findings = append(env.Findings, jsonFindingOf(&r.Findings[i]))
+		env.Findings.Items = append(env.Findings.Items, jsonFindingOf(&r.Findings[i]))
 	}
 	for _, p := range r.Problems {
 		env.Problems = append(env.Problems, jsonProblem{Pos: p.Pos, Message: p.Message, Manifest: p.Manifest})
@@ -122,20 +119,4 @@ func (jsonFormatter) Format(w io.Writer, r *Result) error {
 	env.Notes = r.Notes
 	env.Baselined = r.Baselined
 	return writeJSON(w, env)
-}
-
-// writeJSON encodes v indented by two spaces, without HTML escaping, with a final newline,
-// and writes it in one call so a failed encoding writes nothing.
-func writeJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode report: %w", err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
 }

@@ -136,7 +136,7 @@ func TestSonarQube(t *testing.T) {
 		rules[rule.ID] = rule
 	}
 	src := newSources(r.Source)
-	for _, is := range rep.Issues {
+	for _, is := range rep.Issues.Items {
 		if _, ok := rules[is.RuleID]; !ok {
 			t.Errorf("issue of rule %s without a rule", is.RuleID)
 		}
@@ -163,7 +163,7 @@ func TestSonarQube(t *testing.T) {
 		t.Errorf("impacts: %+v", rep.Rules)
 	}
 	// The KP204 finding in the ConfigMap: "lc" after "scheduler: " inside the block scalar.
-	for _, is := range rep.Issues {
+	for _, is := range rep.Issues.Items {
 		if is.RuleID == "KP204" {
 			tr := is.PrimaryLocation.TextRange
 			if tr == nil || tr.StartColumn == nil || *tr.StartColumn != r.Findings[2].Pos.Column-1 || *tr.EndColumn != *tr.StartColumn+2 {

@@ -14,8 +14,8 @@ import (
 type rdjsonFormatter struct{ lines bool }
 
 type rdResult struct {
-	Source      rdSource       `json:"source"`
-	Diagnostics []rdDiagnostic `json:"diagnostics"`
+	Source      rdSource                `json:"source"`
+	Diagnostics jsonArray[rdDiagnostic] `json:"diagnostics"`
 }
 
 type rdSource struct {
@@ -73,7 +73,7 @@ func (f rdjsonFormatter) Format(w io.Writer, r *Result) error {
 		diags = append(diags, rdDiagnosticOf(&r.Findings[i], rules, src, f.lines))
 	}
 	if !f.lines {
-		return writeJSON(w, rdResult{Source: rdSource{Name: ToolName, URL: InformationURI}, Diagnostics: diags})
+		return writeJSON(w, rdResult{Source: rdSource{Name: ToolName, URL: InformationURI}, Diagnostics: jsonArray[rdDiagnostic]{Items: diags}})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -45,7 +45,7 @@ type sarifRun struct {
 	Tool               sarifTool                        `json:"tool"`
 	Invocations        []sarifInvocation                `json:"invocations,omitempty"`
 	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
-	Results            []sarifResult                    `json:"results"`
+	Results            jsonArray[sarifResult]           `json:"results"`
 	ColumnKind         string                           `json:"columnKind"`
 	Properties         *sarifRunProps                   `json:"properties,omitempty"`
 }
@@ -224,7 +224,7 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 			Version:        r.ToolVersion,
 			InformationURI: InformationURI,
 		}},
-		Results:    make([]sarifResult, 0, len(r.Findings)),
+		Results:    jsonArray[sarifResult]{Items: make([]sarifResult, 0, len(r.Findings))},
 		ColumnKind: "unicodeCodePoints",
 	}
 	for _, rule := range rules.rules {
@@ -248,7 +248,7 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 			notes = append(notes, b.internal(f, rules))
 			continue
 		}
-		run.Results = append(run.Results, b.result(f, rules))
+		run.Results.Items = append(run.Results.Items, b.result(f, rules))
 	}
 	for i := range r.Suppressed {
 		f := &r.Suppressed[i]
@@ -260,7 +260,7 @@ func (sarifFormatter) Format(w io.Writer, r *Result) error {
 			}
 			res.Suppressions = append(res.Suppressions, ss)
 		}
-		run.Results = append(run.Results, res)
+		run.Results.Items = append(run.Results.Items, res)
 	}
 	for _, n := range r.Notes {
 		sn := sarifNotification{Level: "note", Message: sarifMessage{Text: SARIFText(n.Message)}}

@@ -215,7 +215,7 @@ func TestSARIFDetails(t *testing.T) {
 	}
 	run := log.Runs[0]
 	results := map[string]sarifResult{}
-	for _, res := range run.Results {
+	for _, res := range run.Results.Items {
 		// The message is the finding's, then the links to its related locations.
 		msg, _, _ := strings.Cut(res.Message.Text, "; evidence: ")
 		results[msg] = res
@@ -306,7 +306,7 @@ func TestSARIFRelatedLinks(t *testing.T) {
 	if err := json.Unmarshal(format(t, "sarif", Options{}, r), &log); err != nil {
 		t.Fatal(err)
 	}
-	res := log.Runs[0].Results[0]
+	res := log.Runs[0].Results.Items[0]
 	if res.Message.Text != want || len(res.RelatedLocations) != 2 || res.RelatedLocations[1].ID != 2 {
 		t.Errorf("result: %+v", res)
 	}

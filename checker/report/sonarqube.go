@@ -15,8 +15,8 @@ import (
 type sonarqubeFormatter struct{}
 
 type sqReport struct {
-	Rules  []sqRule  `json:"rules"`
-	Issues []sqIssue `json:"issues"`
+	Rules  []sqRule           `json:"rules"`
+	Issues jsonArray[sqIssue] `json:"issues"`
 }
 
 type sqRule struct {
@@ -63,7 +63,7 @@ type sqTextRange struct {
 func (sonarqubeFormatter) Format(w io.Writer, r *Result) error {
 	rules := newRuleTable(r)
 	src := newSources(r.Source)
-	rep := sqReport{Rules: []sqRule{}, Issues: []sqIssue{}}
+	rep := sqReport{Rules: []sqRule{}, Issues: jsonArray[sqIssue]{Items: []sqIssue{}}}
 	highest := map[string]checker.Severity{}
 	var order []string
 	for i := range r.Findings {
@@ -81,7 +81,7 @@ func (sonarqubeFormatter) Format(w io.Writer, r *Result) error {
 				is.SecondaryLocations = append(is.SecondaryLocations, sqLocationOf(rel.Message, rel.Pos, rel.End, src))
 			}
 		}
-		rep.Issues = append(rep.Issues, is)
+		rep.Issues.Items = append(rep.Issues.Items, is)
 	}
 	sort.Strings(order)
 	for _, id := range order {
