@@ -65,7 +65,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		}
 		if (rr.kubeProxyWorkloads && workloadKinds[d.Kind]) || rr.modes != nil {
 			// Both need a kube-proxy that the document runs or configures (in the view).
-			if ins := state().byDoc[state().refs[d].ID]; len(ins) == 0 || !rr.inModes(ins) {
+			if ins := state().byDoc[docID(d)]; len(ins) == 0 || !rr.inModes(ins) {
 				continue
 			}
 		}

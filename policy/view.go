@@ -254,9 +254,13 @@ type wsState struct {
 	fields []lazyValue
 	// resolvers serve each field to the evaluation (evalOptions).
 	resolvers []rego.EvalOption
-	instVals  sync.Map // document ID -> *ast.Array of its instances
-	refs      map[*checker.Document]DocRef
-	files     map[string]*checker.File
+	instVals sync.Map // document ID -> *ast.Array of its instances
+	// refCtx makes the documents' references when they are needed (ref): a policy
+	// evaluates the few documents of its kinds, and a reference kept for every document of
+	// the workspace was 10 MB through the rules on the benchmark corpus (issue 24).
+	refMu  sync.Mutex
+	refCtx *viewCtx
+	files  map[string]*checker.File
 	// byDoc lists the instances naming each document as workload or config.
 	byDoc map[string][]InstanceView
 	// commandFiles are the text files holding kube-proxy command lines, sorted, and
@@ -291,6 +295,13 @@ func releaseAfterRules(ctx context.Context, ws *checker.Workspace, st *wsState) 
 	checker.AfterRules(ctx, func() { states.CompareAndDelete(key, st) })
 }
 
+// ref returns the reference of document d.
+func (st *wsState) ref(d *checker.Document) DocRef {
+	st.refMu.Lock()
+	defer st.refMu.Unlock()
+	return st.refCtx.docRef(d)
+}
+
 func (st *wsState) build(ws *checker.Workspace) {
 	st.files = map[string]*checker.File{}
 	for _, f := range ws.Files {
@@ -299,10 +310,7 @@ func (st *wsState) build(ws *checker.Workspace) {
 		}
 	}
 	c := newViewCtx(ws)
-	st.refs = make(map[*checker.Document]DocRef, len(ws.Docs))
-	for _, d := range ws.Docs {
-		st.refs[d] = c.docRef(d)
-	}
+	st.refCtx = newViewCtx(ws) // not c, which holds what the view was built from
 	st.docs = ws.Docs
 	c.noDocuments = true
 	v := c.view()
@@ -360,7 +368,7 @@ func (st *wsState) field(i int) ast.Value {
 			// every document is the largest part of the view (issue 24).
 			docs := make([]DocRef, len(st.docs))
 			for j, d := range st.docs {
-				docs[j] = st.refs[d]
+				docs[j] = st.ref(d)
 			}
 			f.v = reflectValue(reflect.ValueOf(docs))
 			return
@@ -530,10 +538,7 @@ func (st *wsState) inputOf(ws *checker.Workspace, d *checker.Document) (*Input, 
 
 // inputWith returns the input of d with obj, its generic form.
 func (st *wsState) inputWith(ws *checker.Workspace, d *checker.Document, obj any) *Input {
-	r, ok := st.refs[d]
-	if !ok {
-		r = newViewCtx(ws).docRef(d)
-	}
+	r := st.ref(d)
 	ins := st.byDoc[r.ID]
 	if ins == nil {
 		ins = []InstanceView{}
