@@ -39,6 +39,11 @@ func (m *MetricFacts) Mentions(s string) bool {
 	return false
 }
 
+// ProxyMetricPrefix begins the name of every kube-proxy metric. The metric rules read only the
+// queries that name one (the others can neither use such a metric nor guard one with
+// absent()), so the loader keeps only those as a document's facts.
+const ProxyMetricPrefix = "kubeproxy_"
+
 // PromExpr is one PromQL expression of a document: its scalar node and its field path.
 type PromExpr struct {
 	Doc  *Document

@@ -27,7 +27,7 @@ type proxyMetric struct {
 	equivalent map[string]string
 }
 
-const kubeProxyMetricPrefix = "kubeproxy_"
+const kubeProxyMetricPrefix = checker.ProxyMetricPrefix
 
 var proxyMetrics = []proxyMetric{
 	{name: "sync_proxy_rules_iptables_restore_failures_total", modes: []string{checker.ModeIPTables, checker.ModeIPVS},

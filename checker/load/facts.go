@@ -65,8 +65,35 @@ func keepMetricFacts(f *checker.File) {
 		}
 		d.DropGeneric()
 		d.Node = withoutFactPaths(skel, groups, queries)
-		d.Metrics = &checker.MetricFacts{Groups: groups, Queries: queries}
+		d.Metrics = proxyMetricFacts(groups, queries)
 	}
+}
+
+// proxyMetricFacts returns the facts the metric rules read of groups and queries: the
+// queries that name a kube-proxy metric (checker.ProxyMetricPrefix), with their groups; the
+// others, most of a monitoring repository's, are not kept (nor their offset maps when the
+// text goes: keepQueryOffsets).
+func proxyMetricFacts(groups []checker.RuleGroup, queries []checker.PromExpr) *checker.MetricFacts {
+	m := &checker.MetricFacts{}
+	names := func(e checker.PromExpr) bool { return strings.Contains(e.Node.Value, checker.ProxyMetricPrefix) }
+	for _, g := range groups {
+		var rules []checker.PromRule
+		for _, r := range g.Rules {
+			if names(r.Expr) {
+				rules = append(rules, r)
+			}
+		}
+		if len(rules) > 0 {
+			g.Rules = rules
+			m.Groups = append(m.Groups, g)
+		}
+	}
+	for _, q := range queries {
+		if names(q) {
+			m.Queries = append(m.Queries, q)
+		}
+	}
+	return m
 }
 
 // keepQueryOffsets computes the offset maps of d's queries (File.ScalarMap, kept on the
