@@ -68,3 +68,24 @@ func TestForget(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetContains: after ForgetContains a file answers Contains as before, searching its
+// content again; a file whose content was released keeps the answers found before.
+func TestForgetContains(t *testing.T) {
+	f := &File{Content: []byte("mode: ipvs\n")}
+	if !f.Contains("ipvs") || f.Contains("nftables") {
+		t.Fatal("Contains is wrong before ForgetContains")
+	}
+	f.ForgetContains()
+	if len(f.memoKV) != 0 || f.memoMap != nil {
+		t.Error("the offsets are still held")
+	}
+	if !f.Contains("ipvs") || f.Contains("nftables") {
+		t.Error("Contains is wrong after ForgetContains")
+	}
+	f.Content = nil // released
+	f.ForgetContains()
+	if !f.Contains("ipvs") {
+		t.Error("a released file forgot what it held")
+	}
+}

@@ -364,21 +364,26 @@ func finish(ws *checker.Workspace, target *checker.Version, declared []cluster.D
 	unpairAcrossClusters(ws, standalone)
 	setTargets(ws, target)
 	ws.Nodes = repoNodes(ws)
-	forgetScripts(ws)
+	forgetLoadMemos(ws)
 	return errs
 }
 
-// forgetScripts drops the shell lexing of every file (File.Memo), shared by the readers
-// above while loading: the rules that read scripts after loading (KP401, KP402) read the few
-// that name what they look for, and lex those again, so the lexing of the other scripts is
-// not held through the rules (issue 24).
-func forgetScripts(ws *checker.Workspace) {
+// forgetLoadMemos drops what the readers above shared while loading (File.Memo) and the
+// rules do not need held (issue 24): the shell lexing of every file (the rules that read
+// scripts after loading, KP401 and KP402, read the few that name what they look for, and lex
+// those again) and the offsets of the words the readers asked every document for
+// (File.ForgetContains).
+func forgetLoadMemos(ws *checker.Workspace) {
 	isScript := func(k any) bool { _, ok := k.(shell.MemoKey); return ok }
-	for _, f := range ws.Files {
+	forget := func(f *checker.File) {
 		f.Forget(isScript)
+		f.ForgetContains()
+	}
+	for _, f := range ws.Files {
+		forget(f)
 	}
 	for _, d := range ws.Docs {
-		d.File.Forget(isScript)
+		forget(d.File)
 	}
 }
 
