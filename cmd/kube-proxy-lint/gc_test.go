@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+	"testing"
+)
+
+// TestCollectHarderAfterLoading: after loading the collector runs at rulesGCPercent until
+// restored, unless the user set GOGC, which is left alone.
+func TestCollectHarderAfterLoading(t *testing.T) {
+	t.Setenv("GOGC", "")
+	if err := os.Unsetenv("GOGC"); err != nil {
+		t.Fatal(err)
+	}
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+
+	restore := collectHarderAfterLoading()
+	if got := debug.SetGCPercent(rulesGCPercent); got != rulesGCPercent {
+		t.Errorf("GOGC %d after loading, want %d", got, rulesGCPercent)
+	}
+	restore()
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC %d once restored, want 100", got)
+	}
+
+	t.Setenv("GOGC", "200")
+	debug.SetGCPercent(200)
+	restore = collectHarderAfterLoading()
+	if got := debug.SetGCPercent(200); got != 200 {
+		t.Errorf("GOGC %d after loading with GOGC=200 set by the user, want 200", got)
+	}
+	restore()
+}
