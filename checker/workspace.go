@@ -91,8 +91,12 @@ type File struct {
 	// Reread, set by the loader when it released Content of a file that findings may point
 	// into, reads the file again and checks that it is what was read first (Text).
 	Reread func() ([]byte, error)
-	Format FileFormat
-	Docs   []*Document
+	// Redecode, set by the loader when a run may need whole documents (repository Rego rules:
+	// load.Options.WholeOnDemand), decodes the file again from Content as it was first, every
+	// tree whole (WholeDocs). The file keeps its Content then.
+	Redecode func() (*File, error)
+	Format   FileFormat
+	Docs     []*Document
 	// Templated is true when the file holds template placeholders (Helm, Jinja2, ...).
 	Templated bool
 	// Reason says why the loader read the file as it did ("name ends in .yaml", "content:
@@ -398,6 +402,11 @@ type Document struct {
 	// Node is its root node without content, where it was; APIVersion, Kind, Name and
 	// Namespace are set; Object is nil.
 	Pruned bool
+	// Reduced is set when the loader kept of the document's tree only the facts the Go rules
+	// read (a workload's containers, a Service's ports, metric queries: checker/load/facts.go).
+	// WholeDocs gives a pruned or reduced document back whole when its file can be decoded
+	// again (File.Redecode).
+	Reduced bool
 
 	// Metrics, when set, are the document's metric facts, extracted from its whole tree by
 	// the loader, which then dropped the nodes on their paths (checker/load/facts.go):

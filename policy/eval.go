@@ -59,6 +59,9 @@ func (rr *regoRule) run(p *checker.Pass) error {
 	if rr.needsReplacements && len(state().viewGo.Replacements) == 0 {
 		return nil
 	}
+	// Documents the loader pruned or reduced are read whole from their file when the run
+	// keeps that possible (repository policies: load.Options.WholeOnDemand), a file at a time.
+	var whole checker.WholeDocs
 	for _, d := range ws.Docs {
 		if d.Node == nil || (rr.kinds != nil && !rr.kinds[d.Kind]) {
 			continue
@@ -69,9 +72,14 @@ func (rr *regoRule) run(p *checker.Pass) error {
 				continue
 			}
 		}
+		wd, err := whole.Of(d)
+		if err != nil {
+			rr.internal(p, d, err)
+			continue
+		}
 		// The document's generic form and its input are built for this evaluation and
 		// dropped after it (issue 24): no document holds them for the rest of the run.
-		obj, err := d.GenericUncached()
+		obj, err := wd.GenericUncached()
 		if err != nil {
 			continue // the loader reports documents that cannot be converted (KP001 or a notice)
 		}
@@ -80,7 +88,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 		}
 		in, held, err := st.input(ws, d, obj)
 		if err != nil {
-			rr.internal(p, d, err)
+			rr.internal(p, wd, err)
 			continue
 		}
 		run := budget.From(ctx)
@@ -105,10 +113,10 @@ func (rr *regoRule) run(p *checker.Pass) error {
 			return fmt.Errorf("evaluate %s: timed out after %s (at %s)", rr.file, Timeout, docID(d))
 		}
 		if err != nil {
-			rr.internal(p, d, err)
+			rr.internal(p, wd, err)
 			continue
 		}
-		if err := rr.report(p, st, d, rs); err != nil {
+		if err := rr.report(p, st, wd, rs); err != nil {
 			return err
 		}
 	}

@@ -65,6 +65,7 @@ func keepMetricFacts(f *checker.File) {
 		}
 		d.DropGeneric()
 		d.Node = withoutFactPaths(skel, groups, queries)
+		d.Reduced = true
 		d.Metrics = proxyMetricFacts(groups, queries)
 	}
 }
@@ -326,6 +327,7 @@ func reduceTo(d *checker.Document, t *factTrie) bool {
 	}
 	d.DropGeneric()
 	d.Node = skel
+	d.Reduced = true
 	return true
 }
 

@@ -69,6 +69,7 @@ spec:
 				t.Fatalf("load: %v", probs)
 			}
 			prune(f)
+			releaseMasked(f) // as releaseContent does
 			d := f.Docs[0]
 			if got := d.Node != whole.Node && countNodes(d.Node) < countNodes(whole.Node); got != tt.reduced {
 				t.Fatalf("reduced = %v, want %v", got, tt.reduced)

@@ -314,7 +314,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		what := "Helm chart " + chartLabel(charts[j.chart].dir) + " rendered with " + variantFile(j.variant)
 		j.res, j.err = rb.render(ctx, pool, j.req, what)
 		if j.err == nil {
-			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res, opts.KeepTrees)
+			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res, opts.KeepTrees || opts.WholeOnDemand) // a rendering is not decoded again
 		}
 	})
 	if ctx.Err() != nil {
@@ -501,6 +501,7 @@ func decodeRendered(c chartInput, variant string, files map[string][]byte, res *
 		}
 		if !keepTrees {
 			prune(f) // as for the files read from disk (prune.go)
+			releaseMasked(f)
 		}
 		out = append(out, f)
 		probs = append(probs, ps)

@@ -55,6 +55,12 @@ type Options struct {
 	// KeepTrees keeps the whole node tree of every document: no pruning (prune.go). Set it
 	// when repository or --policy Rego rules run, since they may read any document.
 	KeepTrees bool
+	// WholeOnDemand prunes and reduces the trees as usual but keeps every file's content and
+	// lets each file with a pruned or reduced document be decoded again (File.Redecode), so
+	// that a reader that needs whole documents gets them one file at a time
+	// (checker.WholeDocs). Set it when repository or --policy Rego rules run, since they may
+	// read any document; Helm renderings keep their trees then.
+	WholeOnDemand bool
 	// Clusters are the clusters declared in the configuration file; they replace inference
 	// for the files their globs match.
 	Clusters []cluster.Declared
@@ -143,7 +149,11 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 					}
 					if !opts.KeepTrees {
 						prune(files[i])
-						releaseContent(files[i], fileProbs[i], inputs[i])
+						if opts.WholeOnDemand {
+							setRedecode(files[i], inputs[i])
+						} else {
+							releaseContent(files[i], fileProbs[i], inputs[i])
+						}
 					}
 					if files[i] == nil && len(fileProbs[i]) == 0 {
 						opts.trace(inputs[i].name, TraceContent)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -93,7 +94,6 @@ func prune(f *checker.File) {
 	keepMetricFacts(f)
 	keepWorkloadFacts(f)
 	keepServiceFacts(f)
-	releaseMasked(f)
 }
 
 // releaseContent drops the content and line index of a file whose documents are all
@@ -108,8 +108,10 @@ func prune(f *checker.File) {
 // (keepQueryOffsets), its line index keeps positions only (text.LineIndex.Release, when every
 // line holds single-byte characters), and what needs the text after loading (fix checks,
 // snippets, line hashes, the fixer) reads it again with checker.File.Text, which checks that
-// it did not change. in is where f was read from.
+// it did not change. in is where f was read from. The masked copy's text goes first
+// (releaseMasked).
 func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
+	releaseMasked(f)
 	if f == nil || f.Format != checker.FormatYAML || f.Parent != nil || len(f.Docs) == 0 || len(probs) > 0 {
 		return
 	}
@@ -237,4 +239,29 @@ func hasV6Loopback[T string | []byte](b T) bool {
 		}
 	}
 	return false
+}
+
+// setRedecode lets f be decoded again whole (checker.File.Redecode, Options.WholeOnDemand)
+// when prune pruned or reduced one of its documents: from its content, which it keeps, as
+// in was read (name, whether it was named on the command line, the run's alias budget).
+func setRedecode(f *checker.File, in input) {
+	if f == nil || !slices.ContainsFunc(f.Docs, func(d *checker.Document) bool { return d.Pruned || d.Reduced }) {
+		return
+	}
+	name, content, explicit, aliases := in.name, f.Content, in.explicit, in.aliases
+	f.Redecode = func() (*checker.File, error) {
+		// Its documents' trees as readAndParse first decoded them (parseFile, templates
+		// masked as then), identified; not their typed objects, embedded documents or
+		// installers' settings, which the workspace holds already.
+		nf := newFile(name, content)
+		nf.AliasBudget = aliases
+		if class, _ := classifyWhy(name, content, explicit); class != classYAML {
+			return nil, fmt.Errorf("%s: cannot be decoded again", name)
+		}
+		parseFile(nf)
+		for _, d := range nf.Docs {
+			identify(d)
+		}
+		return nf, nil
+	}
 }

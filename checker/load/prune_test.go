@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -301,5 +302,110 @@ func TestForgetScripts(t *testing.T) {
 	sentinel := &shell.Script{}
 	if got := f.Memo(shell.MemoKey{Dialect: shell.DialectOf(f.Path, f.Content)}, func() any { return sentinel }); got != sentinel {
 		t.Error("the script's lexing is still held after loading")
+	}
+}
+
+// TestWholeOnDemand: with Options.WholeOnDemand the trees are pruned and reduced as usual,
+// the files keep their content, and checker.WholeDocs gives each pruned or reduced document
+// back whole: the same generic form and positions as a load that keeps every tree, one
+// file decoded again at a time.
+func TestWholeOnDemand(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"app.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 12
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        env:
+        - name: UPSTREAM
+          value: http://127.0.0.1:8080
+        resources: {limits: {memory: 1Gi}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports:
+  - port: 80
+    nodePort: 30080
+    targetPort: 8080
+`,
+		"rules.yaml": `apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: proxy
+spec:
+  groups:
+  - name: proxy
+    rules:
+    - alert: SyncSlow
+      expr: rate(kubeproxy_sync_proxy_rules_duration_seconds_sum[5m]) > 1
+      labels: {severity: warning}
+      annotations:
+        summary: "{{ $labels.instance }} is slow"
+`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir, KeepTrees: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir, WholeOnDemand: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Docs) != len(whole.Docs) || len(ws.Docs) != 3 {
+		t.Fatalf("%d and %d documents, want 3", len(ws.Docs), len(whole.Docs))
+	}
+	var w checker.WholeDocs
+	for i, d := range ws.Docs {
+		if !d.Pruned && !d.Reduced {
+			t.Errorf("%s: neither pruned nor reduced: the case tests nothing", d.Kind)
+		}
+		if d.File.Outer().Content == nil {
+			t.Errorf("%s: its file's content was released", d.Kind)
+		}
+		got, err := w.Of(d)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Kind, err)
+		}
+		want := whole.Docs[i]
+		g1, err1 := got.GenericUncached()
+		g2, err2 := want.GenericUncached()
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(g1, g2) {
+			t.Errorf("%s: whole again %v (%v), want %v (%v)", d.Kind, g1, err1, g2, err2)
+		}
+		for _, p := range []checker.Path{checker.P("spec"), checker.P("metadata", "name")} {
+			p1, e1, ok1 := got.KeyPos(p)
+			p2, e2, ok2 := want.KeyPos(p)
+			if ok1 != ok2 || p1 != p2 || e1 != e2 {
+				t.Errorf("%s: %s at %v-%v, want %v-%v", d.Kind, p, p1, e1, p2, e2)
+			}
+		}
+	}
+	// Without WholeOnDemand a pruned document stays as it is.
+	plain, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range plain.Docs {
+		if got, err := w.Of(d); err != nil || got != d {
+			t.Errorf("%s: WholeDocs decoded it again without WholeOnDemand", d.Kind)
+		}
 	}
 }

@@ -70,7 +70,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		MaxFileSize:     cfg.maxSize,
 		IncludeTestdata: cfg.includeTestdata,
 		Overlay:         cfg.overlay,
-		KeepTrees:       cfg.keepTrees,
+		WholeOnDemand:   cfg.wholeOnDemand,
 		Clusters:        cfg.clusters,
 		ClustersPartial: cfg.clustersPartial,
 		ReportIgnored:   cfg.reportIgnored,

@@ -214,8 +214,9 @@ type lintConfig struct {
 	// a symbolic link inside them.
 	roots      []string
 	policyDirs []string
-	// keepTrees: user Rego rules run, so no document is pruned.
-	keepTrees bool
+	// wholeOnDemand: user Rego rules run, which may read any document whole: the loader
+	// keeps what lets it decode a pruned one again (load.Options.WholeOnDemand).
+	wholeOnDemand bool
 	// budget is the run's memory and time budget (budget.go).
 	budget       *budget.Budget
 	targetSource string
@@ -300,9 +301,9 @@ func (c *cli) configure(f *lintFlags, args []string) (*lintConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Repository and --policy Rego rules may read any document: the loader keeps every
-	// document's tree for them (load.Options.KeepTrees).
-	cfg.keepTrees = len(dirs) > 0 || len(repoPolicySources(&f.cfg)) > 0
+	// Repository and --policy Rego rules may read any document: the loader lets them read
+	// every document whole, a file at a time (load.Options.WholeOnDemand).
+	cfg.wholeOnDemand = len(dirs) > 0 || len(repoPolicySources(&f.cfg)) > 0
 	conf, err := applyConfig(f, file, all)
 	if err != nil {
 		return nil, err

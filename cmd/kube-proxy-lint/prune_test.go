@@ -8,8 +8,10 @@ import (
 )
 
 // TestPolicyReadsPrunedKinds: the loader prunes application Deployments that name nothing the
-// built-in rules read, but a --policy rule may read any document: with one, every tree is
-// kept and the rule sees the Deployment's spec.
+// built-in rules read and reduces Services and alert rules to the facts the Go rules read,
+// but a --policy rule may read any document: with one, each such document is decoded again
+// whole for it (load.Options.WholeOnDemand), and the rule sees the Deployment's spec, the
+// Service's selector and the alert's labels, at their positions.
 func TestPolicyReadsPrunedKinds(t *testing.T) {
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policies")
@@ -37,12 +39,46 @@ findings contains {"msg": "more than ten replicas", "path": ["spec", "replicas"]
 	if err := os.WriteFile(filepath.Join(pol, "replicas.rego"), []byte(rego), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	others := `# METADATA
+# title: Services select by team, alerts have a severity
+# description: Fields the built-in rules never read.
+# custom:
+#   id: ORG901
+#   name: selectors-and-severities
+#   severity: error
+#   kinds: [Service, PrometheusRule]
+#   remediation: Select by team; label every alert with a severity.
+package org.others
+
+findings contains {"msg": "selects by app", "path": ["spec", "selector", "app"], "at": "key"} if {
+	input.object.spec.selector.app
+}
+
+findings contains {"msg": "severity page", "path": ["spec", "groups", 0, "rules", 0, "labels", "severity"]} if {
+	input.object.spec.groups[0].rules[0].labels.severity == "page"
+}
+`
+	if err := os.WriteFile(filepath.Join(pol, "others.rego"), []byte(others), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: NodePort\n  selector:\n    app: web\n  ports:\n  - port: 80\n    nodePort: 30080\n"
+	alerts := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  name: proxy\nspec:\n  groups:\n  - name: proxy\n    rules:\n    - alert: SyncSlow\n      expr: rate(kubeproxy_sync_proxy_rules_duration_seconds_sum[5m]) > 1\n      labels:\n        severity: page\n"
+	for name, src := range map[string]string{"svc.yaml": svc, "alerts.yaml": alerts} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	app := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 12\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n"
 	if err := os.WriteFile(filepath.Join(repo, "web.yaml"), []byte(app), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := runCLI(t, "", "--no-config", "--policy", pol, "--color", "never", repo)
-	if r.code != exitFindings || !strings.Contains(r.stdout, "web.yaml:6:") || !strings.Contains(r.stdout, "ORG900") {
-		t.Errorf("exit %d, want ORG900 at web.yaml:6:\n%s%s", r.code, r.stdout, r.stderr)
+	if r.code != exitFindings || !strings.Contains(r.stdout, "web.yaml:6:13: error: more than ten replicas") {
+		t.Errorf("exit %d, want ORG900 at web.yaml:6:13:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"svc.yaml:8:5: error: selects by app", "alerts.yaml:12:19: error: severity page"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("want %q:\n%s%s", want, r.stdout, r.stderr)
+		}
 	}
 }
