@@ -254,7 +254,7 @@ type wsState struct {
 	fields []lazyValue
 	// resolvers serve each field to the evaluation (evalOptions).
 	resolvers []rego.EvalOption
-	instVals sync.Map // document ID -> *ast.Array of its instances
+	instVals  sync.Map // document ID -> *ast.Array of its instances
 	// refCtx makes the documents' references when they are needed (ref): a policy
 	// evaluates the few documents of its kinds, and a reference kept for every document of
 	// the workspace was 10 MB through the rules on the benchmark corpus (issue 24).
