@@ -72,10 +72,15 @@ func (rr *regoRule) run(p *checker.Pass) error {
 				continue
 			}
 		}
-		wd, err := whole.Of(d)
-		if err != nil {
-			rr.internal(p, d, err)
-			continue
+		wd := d
+		if rr.src == nil {
+			// A repository policy may read any field; the built-in rules read only what
+			// pruning and the reductions keep (checker/load/prune.go, TestPruneKeepsFindings).
+			var err error
+			if wd, err = whole.Of(d); err != nil {
+				rr.internal(p, d, err)
+				continue
+			}
 		}
 		// The document's generic form and its input are built for this evaluation and
 		// dropped after it (issue 24): no document holds them for the rest of the run.
