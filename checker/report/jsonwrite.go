@@ -178,8 +178,8 @@ func bindSplicers(v reflect.Value, sp *jsonSplicer, depth int) {
 	}
 }
 
-// chunkWriter holds what is written in chunks of a fixed size: a large output is not copied
-// as a growing buffer would copy it.
+// chunkWriter holds what is written in chunks, of 4 KiB doubling up to jsonChunkSize (a small
+// report allocates little): a large output is not copied as a growing buffer would copy it.
 type chunkWriter struct{ chunks [][]byte }
 
 const jsonChunkSize = 64 << 10
@@ -188,7 +188,7 @@ func (c *chunkWriter) Write(b []byte) {
 	for len(b) > 0 {
 		n := len(c.chunks)
 		if n == 0 || len(c.chunks[n-1]) == cap(c.chunks[n-1]) {
-			c.chunks = append(c.chunks, make([]byte, 0, jsonChunkSize))
+			c.chunks = append(c.chunks, make([]byte, 0, min(jsonChunkSize, 4<<10<<min(n, 4))))
 			n++
 		}
 		last := c.chunks[n-1]
