@@ -314,7 +314,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 		what := "Helm chart " + chartLabel(charts[j.chart].dir) + " rendered with " + variantFile(j.variant)
 		j.res, j.err = rb.render(ctx, pool, j.req, what)
 		if j.err == nil {
-			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res, opts.KeepTrees || opts.WholeOnDemand) // a rendering is not decoded again
+			j.files, j.probs = decodeRendered(charts[j.chart], j.variant, files[j.chart], j.res, opts)
 		}
 	})
 	if ctx.Err() != nil {
@@ -477,7 +477,7 @@ func preliminaryTargets(ws *checker.Workspace, charts []chartInput, fixed *check
 
 // decodeRendered decodes the outputs of one rendered variant as virtual files, with their
 // load problems (positions still in the virtual files).
-func decodeRendered(c chartInput, variant string, files map[string][]byte, res *helm.Result, keepTrees bool) ([]*checker.File, [][]checker.LoadProblem) {
+func decodeRendered(c chartInput, variant string, files map[string][]byte, res *helm.Result, opts Options) ([]*checker.File, [][]checker.LoadProblem) {
 	cm := &chartMaps{dir: c.dir, variant: variant, files: files, res: res, lines: map[string]*text.LineIndex{}, docs: map[string]*checker.Document{}}
 	var out []*checker.File
 	var probs [][]checker.LoadProblem
@@ -499,14 +499,34 @@ func decodeRendered(c chartInput, variant string, files map[string][]byte, res *
 				ps[k].Message = "rendered chart output is not valid YAML (" + ps[k].Message + ")"
 			}
 		}
-		if !keepTrees {
+		if !opts.KeepTrees {
 			prune(f) // as for the files read from disk (prune.go)
-			releaseMasked(f)
+			if opts.WholeOnDemand {
+				setRenderedRedecode(f, cm, o)
+			} else {
+				releaseMasked(f)
+			}
 		}
 		out = append(out, f)
 		probs = append(probs, ps)
 	}
 	return out, probs
+}
+
+// setRenderedRedecode lets a rendered file be decoded again whole (checker.File.Redecode,
+// Options.WholeOnDemand) from the chart's output o, with its render map, as decodeRendered
+// decoded it.
+func setRenderedRedecode(f *checker.File, cm *chartMaps, o *helm.Output) {
+	if !holdsReduced(f) {
+		return
+	}
+	name, reason := f.Path, f.Reason
+	f.Redecode = func() (*checker.File, error) {
+		nf := newFile(name, o.Content)
+		nf.Reason = reason
+		nf.Render = &renderMap{chart: cm, out: o, file: nf}
+		return redecoded(nf), nil
+	}
 }
 
 // chartMaps is what the rendered files of one chart variant share for mapping positions.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -192,5 +193,41 @@ func TestHelmFromGit(t *testing.T) {
 	ms, ok := ws.MapSpan(pos, end, "mode")
 	if !ok || ms.Pos.String() != "deploy/kp/values.yaml:1:7" || len(ms.Related) != 1 || ms.Related[0].Pos.String() != "deploy/kp/templates/cm.yaml:9:11" {
 		t.Errorf("mode maps to %+v", ms)
+	}
+}
+
+// TestWholeOnDemandRendered: with Options.WholeOnDemand a rendered document that was pruned
+// is given back whole (checker.WholeDocs) from the chart's output, with its positions and its
+// render map (which maps a value to the values file), as a load that keeps every tree.
+func TestWholeOnDemandRendered(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"app/Chart.yaml":  "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"app/values.yaml": "replicas: 12\n",
+		"app/templates/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n" +
+			"  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n",
+	})
+	whole := loadDir(t, dir, Options{KeepTrees: true})
+	ws := loadDir(t, dir, Options{WholeOnDemand: true})
+	if len(ws.Rendered) != 1 || len(whole.Rendered) != 1 || len(ws.Rendered[0].Docs) != 1 {
+		t.Fatalf("rendered %d and %d files", len(ws.Rendered), len(whole.Rendered))
+	}
+	d, want := ws.Rendered[0].Docs[0], whole.Rendered[0].Docs[0]
+	if !d.Pruned || ws.Rendered[0].Redecode == nil {
+		t.Fatal("the rendered Deployment is not pruned, or cannot be decoded again: the case tests nothing")
+	}
+	var w checker.WholeDocs
+	got, err := w.Of(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1, err1 := got.GenericUncached()
+	g2, err2 := want.GenericUncached()
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(g1, g2) {
+		t.Errorf("whole again %v (%v), want %v (%v)", g1, err1, g2, err2)
+	}
+	p1, e1, ok1 := got.ValuePos(checker.P("spec", "replicas"))
+	p2, e2, ok2 := want.ValuePos(checker.P("spec", "replicas"))
+	if !ok1 || !ok2 || p1 != p2 || e1 != e2 || got.File.Render == nil {
+		t.Errorf("spec.replicas at %v-%v, want %v-%v, with the render map (to the values file)", p1, e1, p2, e2)
 	}
 }

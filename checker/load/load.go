@@ -59,7 +59,7 @@ type Options struct {
 	// lets each file with a pruned or reduced document be decoded again (File.Redecode), so
 	// that a reader that needs whole documents gets them one file at a time
 	// (checker.WholeDocs). Set it when repository or --policy Rego rules run, since they may
-	// read any document; Helm renderings keep their trees then.
+	// read any document. Helm renderings are decoded again from the chart's output.
 	WholeOnDemand bool
 	// Clusters are the clusters declared in the configuration file; they replace inference
 	// for the files their globs match.

@@ -245,23 +245,33 @@ func hasV6Loopback[T string | []byte](b T) bool {
 // when prune pruned or reduced one of its documents: from its content, which it keeps, as
 // in was read (name, whether it was named on the command line, the run's alias budget).
 func setRedecode(f *checker.File, in input) {
-	if f == nil || !slices.ContainsFunc(f.Docs, func(d *checker.Document) bool { return d.Pruned || d.Reduced }) {
+	if !holdsReduced(f) {
 		return
 	}
 	name, content, explicit, aliases := in.name, f.Content, in.explicit, in.aliases
 	f.Redecode = func() (*checker.File, error) {
-		// Its documents' trees as readAndParse first decoded them (parseFile, templates
-		// masked as then), identified; not their typed objects, embedded documents or
-		// installers' settings, which the workspace holds already.
 		nf := newFile(name, content)
 		nf.AliasBudget = aliases
 		if class, _ := classifyWhy(name, content, explicit); class != classYAML {
 			return nil, fmt.Errorf("%s: cannot be decoded again", name)
 		}
-		parseFile(nf)
-		for _, d := range nf.Docs {
-			identify(d)
-		}
-		return nf, nil
+		return redecoded(nf), nil
 	}
+}
+
+// holdsReduced reports whether a document of f was pruned or reduced.
+func holdsReduced(f *checker.File) bool {
+	return f != nil && slices.ContainsFunc(f.Docs, func(d *checker.Document) bool { return d.Pruned || d.Reduced })
+}
+
+// redecoded decodes nf, a new file with the text (and render map) of one the loader read, as
+// it was first: its documents' trees as parseFile gives them (templates masked as then),
+// identified; not their typed objects, embedded documents or installers' settings, which the
+// workspace holds already.
+func redecoded(nf *checker.File) *checker.File {
+	parseFile(nf)
+	for _, d := range nf.Docs {
+		identify(d)
+	}
+	return nf
 }

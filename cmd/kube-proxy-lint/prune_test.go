@@ -10,8 +10,9 @@ import (
 // TestPolicyReadsPrunedKinds: the loader prunes application Deployments that name nothing the
 // built-in rules read and reduces Services and alert rules to the facts the Go rules read,
 // but a --policy rule may read any document: with one, each such document is decoded again
-// whole for it (load.Options.WholeOnDemand), and the rule sees the Deployment's spec, the
-// Service's selector and the alert's labels, at their positions.
+// whole for it (load.Options.WholeOnDemand), and the rule sees the Deployment's spec (also one
+// rendered from a chart, reported at the values file), the Service's selector and the
+// alert's labels, at their positions.
 func TestPolicyReadsPrunedKinds(t *testing.T) {
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policies")
@@ -63,7 +64,19 @@ findings contains {"msg": "severity page", "path": ["spec", "groups", 0, "rules"
 	}
 	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: NodePort\n  selector:\n    app: web\n  ports:\n  - port: 80\n    nodePort: 30080\n"
 	alerts := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  name: proxy\nspec:\n  groups:\n  - name: proxy\n    rules:\n    - alert: SyncSlow\n      expr: rate(kubeproxy_sync_proxy_rules_duration_seconds_sum[5m]) > 1\n      labels:\n        severity: page\n"
+	chart := map[string]string{
+		"chart/Chart.yaml":  "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"chart/values.yaml": "replicas: 20\n",
+		"chart/templates/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n" +
+			"  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n      - name: api\n        image: nginx\n",
+	}
 	for name, src := range map[string]string{"svc.yaml": svc, "alerts.yaml": alerts} {
+		chart[name] = src
+	}
+	for name, src := range chart {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(repo, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +89,7 @@ findings contains {"msg": "severity page", "path": ["spec", "groups", 0, "rules"
 	if r.code != exitFindings || !strings.Contains(r.stdout, "web.yaml:6:13: error: more than ten replicas") {
 		t.Errorf("exit %d, want ORG900 at web.yaml:6:13:\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"svc.yaml:8:5: error: selects by app", "alerts.yaml:12:19: error: severity page"} {
+	for _, want := range []string{"svc.yaml:8:5: error: selects by app", "alerts.yaml:12:19: error: severity page", "chart/values.yaml:1:11: error: more than ten replicas"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("want %q:\n%s%s", want, r.stdout, r.stderr)
 		}
