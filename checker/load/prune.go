@@ -55,6 +55,20 @@ var holderKeep = [][]byte{
 	[]byte("runcmd"), []byte("#!"),
 }
 
+// versionKeep are the names of the images whose tag is a version source besides kube-proxy's
+// (controlPlaneImages: a hosted control plane's kube-apiserver Deployment): a workload that
+// names one is not pruned to a header, and keeps its containers' images (keepWorkloadFacts).
+var versionKeep = func() [][]byte {
+	var out [][]byte
+	for name := range controlPlaneImages {
+		if !mentions([]byte(name), pruneKeep) {
+			out = append(out, []byte(name))
+		}
+	}
+	slices.SortFunc(out, bytes.Compare)
+	return out
+}()
+
 // holdsDocument reports whether a holder's text names an apiVersion besides its own.
 func holdsDocument(text []byte) bool { return bytes.Count(text, []byte("apiVersion")) > 1 }
 
@@ -86,7 +100,8 @@ func prune(f *checker.File) {
 			continue
 		}
 		text := docText(f, i)
-		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) || holder && (mentions(text, holderKeep) || holdsDocument(text)) {
+		if mentions(text, pruneKeep) || d.Kind != "PrometheusRule" && mentions(text, pruneKeepTemplated) || holder && (mentions(text, holderKeep) || holdsDocument(text)) ||
+			checker.WorkloadPodSpec(d.Kind) != nil && mentions(text, versionKeep) {
 			continue
 		}
 		pruneToHeader(d)

@@ -410,3 +410,45 @@ spec:
 	}
 }
 
+// TestPruneKeepsControlPlaneImages: a Deployment that runs the control plane (a hosted
+// kube-controller-manager) names no word of the rules, but its image tag is a version source
+// (target.go): it is not pruned to a header and keeps its containers' images, so the version
+// is found as with every tree kept.
+func TestPruneKeepsControlPlaneImages(t *testing.T) {
+	dir := t.TempDir()
+	src := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: controller-manager
+  labels: {tier: control-plane}
+spec:
+  template:
+    spec:
+      containers:
+      - name: kcm
+        image: registry.k8s.io/kube-controller-manager:v1.31.2
+        resources: {limits: {memory: 1Gi}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "kcm.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []bool{false, true} {
+		ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir, KeepTrees: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ws.Docs) != 1 || ws.Docs[0].Pruned {
+			t.Fatalf("KeepTrees=%v: the control-plane Deployment was pruned to a header", keep)
+		}
+		if !keep && !ws.Docs[0].Reduced {
+			t.Error("the control-plane Deployment kept its whole tree, not its workload facts")
+		}
+		var found []string
+		for _, s := range ws.VersionSources {
+			found = append(found, s.Version.String()+" "+s.What)
+		}
+		if len(found) != 1 || found[0] != "1.31 kube-controller-manager image tag" {
+			t.Errorf("KeepTrees=%v: version sources %q, want the kube-controller-manager image tag", keep, found)
+		}
+	}
+}
