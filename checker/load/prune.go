@@ -114,7 +114,10 @@ func prune(f *checker.File) {
 // releaseContent drops the content and line index of a file whose documents are all
 // headers, and of its masked copy: nothing reads them once the file is loaded. No rule
 // reports in such a file, and it names no word of pruneKeep, so Document.Contains of a rule
-// word is false either way (checker.File.Content says so). The line index goes too, since it
+// word is false either way (checker.File.Content says so). A file with a suppression comment
+// keeps them (its comments are read for KP900: one above its first document is outside every
+// document's lines, so the document was pruned; the text is then released as a metric file's
+// is, below, when it can be read again). The line index goes too, since it
 // holds the content (columns count code points on lines with multi-byte characters).
 //
 // A file whose documents are all headers or metric facts (dashboards, alert rules) lets its
@@ -137,7 +140,7 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 		}
 		headers = headers && d.Pruned
 	}
-	if headers {
+	if headers && !checker.MayHoldDirectives(f.Content) {
 		for _, d := range f.Docs {
 			d.File.Content, d.File.Lines = nil, nil
 		}
