@@ -168,11 +168,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		files[i], fileProbs[i] = readAndParse(ctx, in, opts.MaxFileSize)
 		if !opts.KeepTrees {
 			prune(files[i])
-			if opts.WholeOnDemand {
-				setRedecode(files[i], in)
-			} else {
-				releaseContent(files[i], fileProbs[i], in)
-			}
+			settle(files[i], fileProbs[i], in, opts)
 		}
 		if files[i] == nil && len(fileProbs[i]) == 0 {
 			opts.trace(picked[i].name, TraceContent)

@@ -149,11 +149,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 					}
 					if !opts.KeepTrees {
 						prune(files[i])
-						if opts.WholeOnDemand {
-							setRedecode(files[i], inputs[i])
-						} else {
-							releaseContent(files[i], fileProbs[i], inputs[i])
-						}
+						settle(files[i], fileProbs[i], inputs[i], opts)
 					}
 					if files[i] == nil && len(fileProbs[i]) == 0 {
 						opts.trace(inputs[i].name, TraceContent)

@@ -259,6 +259,17 @@ func hasV6Loopback[T string | []byte](b T) bool {
 	return false
 }
 
+// settle finishes a pruned file read from in: with Options.WholeOnDemand it lets it be
+// decoded again whole (setRedecode) and keeps its text, else it lets go of the text nothing
+// reads (releaseContent).
+func settle(f *checker.File, probs []checker.LoadProblem, in input, opts Options) {
+	if opts.WholeOnDemand {
+		setRedecode(f, in)
+	} else {
+		releaseContent(f, probs, in)
+	}
+}
+
 // setRedecode lets f be decoded again whole (checker.File.Redecode, Options.WholeOnDemand)
 // when prune pruned or reduced one of its documents: from its content, which it keeps, as
 // in was read (name, whether it was named on the command line, the run's alias budget).
