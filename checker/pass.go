@@ -3,8 +3,6 @@ package checker
 import (
 	"context"
 	"strings"
-
-	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Pass is what a rule's Run receives: the workspace, the target versions and a way to report.
@@ -177,11 +175,7 @@ func (p *Pass) editsOK(fx Fix) bool {
 		if err != nil || e.Pos.Offset < 0 || e.End.Offset < e.Pos.Offset || e.End.Offset > len(content) {
 			return false
 		}
-		spans := file.TemplateSpans()
-		if file.Content == nil {
-			spans = text.TemplateSpans(content)
-		}
-		if _, bad := EditTouchesPlaceholder(content, spans, e); bad {
+		if _, bad := EditTouchesPlaceholder(content, file.TemplateSpans(), e); bad {
 			return false
 		}
 	}

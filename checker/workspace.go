@@ -260,9 +260,12 @@ func (f *File) memoLoadLocked(key any) (any, bool) {
 // templateSpansKey memoizes text.TemplateSpans of a file (File.Memo).
 type templateSpansKey struct{}
 
-// TemplateSpans returns the template placeholders of the file's content, computed once.
+// TemplateSpans returns the template placeholders of the file's text (Text: a released file's is read again), computed once.
 func (f *File) TemplateSpans() []text.TemplateSpan {
-	return f.Memo(templateSpansKey{}, func() any { return text.TemplateSpans(f.Content) }).([]text.TemplateSpan)
+	return f.Memo(templateSpansKey{}, func() any {
+		b, _ := f.TextOnce() // a released file's text, read again (nil if it changed)
+		return text.TemplateSpans(b)
+	}).([]text.TemplateSpan)
 }
 
 // occurrencesKey memoizes the offsets of a string in a file's content (File.Memo).
