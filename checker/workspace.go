@@ -260,7 +260,8 @@ func (f *File) memoLoadLocked(key any) (any, bool) {
 // templateSpansKey memoizes text.TemplateSpans of a file (File.Memo).
 type templateSpansKey struct{}
 
-// TemplateSpans returns the template placeholders of the file's text (Text: a released file's is read again), computed once.
+// TemplateSpans returns the template placeholders of the file's text (Text: a released
+// file's is read again), computed once.
 func (f *File) TemplateSpans() []text.TemplateSpan {
 	return f.Memo(templateSpansKey{}, func() any {
 		b, _ := f.TextOnce() // a released file's text, read again (nil if it changed)
@@ -568,13 +569,31 @@ func (d *Document) Str(p Path) string {
 // NodePos returns the position of n's first character in the real file.
 func (d *Document) NodePos(n *yaml.Node) Position {
 	f := d.File
+	if f.Lines == nil {
+		return releasedPos(f, n)
+	}
 	return f.PositionAt(f.Lines.Offset(n.Line, n.Column))
+}
+
+// releasedPos is where node n of f starts when f let its text and line index go once loaded
+// (a file of headers, or a template's masked copy, which keeps every line and column where
+// they are in the template: checker/load, releaseContent): by the real file's line index
+// when it kept one, else by line and column alone.
+func releasedPos(f *File, n *yaml.Node) Position {
+	o := f.Outer()
+	if o.Lines != nil {
+		return o.Lines.Position(o.Path, o.Lines.Offset(n.Line, n.Column))
+	}
+	return Position{Filename: o.Path, Line: n.Line, Column: n.Column}
 }
 
 // NodeEnd returns the position just after n's text on its first line: the whole scalar for
 // one-line scalars, the rest of the line otherwise.
 func (d *Document) NodeEnd(n *yaml.Node) Position {
 	f := d.File
+	if f.Lines == nil {
+		return releasedPos(f, n)
+	}
 	start := f.Lines.Offset(n.Line, n.Column)
 	lineEnd := max(start, f.Lines.LineEnd(n.Line))
 	end := lineEnd

@@ -164,20 +164,7 @@ func (rr *regoRule) run(p *checker.Pass) error {
 
 // internal reports a runtime error of the rule on one document; the run goes on.
 func (rr *regoRule) internal(p *checker.Pass, d *checker.Document, err error) {
-	var pos, end checker.Position
-	switch o := d.File.Outer(); {
-	case d.File.Lines != nil:
-		pos, end = d.KindPos()
-	case o.Lines != nil:
-		// A pruned document of a template whose masked copy let its text go (it maps one to
-		// one to the template): where the document starts.
-		pos = o.Lines.Position(o.Path, o.Lines.Offset(d.Node.Line, d.Node.Column))
-		end = pos
-	default:
-		// A file of headers that let its text go: where the document starts, by line.
-		pos = checker.Position{Filename: o.Path, Line: d.Node.Line, Column: d.Node.Column}
-		end = pos
-	}
+	pos, end := d.KindPos()
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	p.Report(checker.Finding{
 		Severity: checker.SeverityError,
