@@ -8,7 +8,8 @@ import (
 // Offset tables. Most words and heredoc bodies are written as they read: byte k of the text
 // is byte Pos+k of the source, so their offset table (Word.Offs, Heredoc.Offs) is the run
 // Pos, Pos+1, ..., End. Such tables, eight bytes for each byte of a script, were most of the
-// memory of a lexed script (and lexed scripts are kept for the run: File.Memo). sharedOffs
+// memory of a lexed script (a lexing is shared while a file loads and while KP401 and KP402
+// read it: File.Memo) and of the lexer's allocation. sharedOffs
 // returns such a run as a window of one read-only table shared by every script, so that it
 // costs nothing; its capacity ends with the window, so that an append copies it instead of
 // writing into the table. Nothing writes into an offset table after the lexer built it.
