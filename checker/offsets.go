@@ -45,3 +45,29 @@ func ScalarOffsetMap(f *File, n *yaml.Node) *text.OffsetMap {
 	}
 	return text.AlignScalar(f.Content, start, n.Value, style, indent)
 }
+
+// RemapNodes rekeys the scalar offset maps memoized on f (ScalarMap) by the nodes' copies in
+// m: the loader copies the nodes a file keeps into dense blocks once it is loaded (issue 24).
+func (f *File) RemapNodes(m map[*yaml.Node]*yaml.Node) {
+	f.memoMu.Lock()
+	defer f.memoMu.Unlock()
+	rekey := func(k any) any {
+		if s, ok := k.(scalarMapKey); ok {
+			if n, ok := m[s.n]; ok {
+				return scalarMapKey{n}
+			}
+		}
+		return k
+	}
+	if f.memoMap != nil {
+		old := f.memoMap
+		f.memoMap = make(map[any]any, len(old))
+		for k, v := range old {
+			f.memoMap[rekey(k)] = v
+		}
+		return
+	}
+	for i := range f.memoKV {
+		f.memoKV[i].key = rekey(f.memoKV[i].key)
+	}
+}

@@ -158,6 +158,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	fileProbs := make([][]checker.LoadProblem, len(picked))
 	aliases := checker.NewAliasBudget(checker.MaxRunAliasNodes)
 	order := newTurns(len(picked))
+	compactors := sync.Pool{New: func() any { return new(compactor) }}
 	parallel(len(picked), opts.Workers, func(i int) {
 		defer order.finish(i)
 		content := blobs[i]
@@ -168,7 +169,9 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		files[i], fileProbs[i] = readAndParse(ctx, in, opts.MaxFileSize)
 		if !opts.KeepTrees {
 			prune(files[i])
-			settle(files[i], fileProbs[i], in, opts)
+			c := compactors.Get().(*compactor)
+			settle(files[i], fileProbs[i], in, opts, c)
+			compactors.Put(c)
 		}
 		if files[i] == nil && len(fileProbs[i]) == 0 {
 			opts.trace(picked[i].name, TraceContent)

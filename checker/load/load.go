@@ -136,6 +136,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var c compactor
 			for i := range next {
 				if ctx.Err() == nil {
 					if run != nil {
@@ -149,7 +150,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 					}
 					if !opts.KeepTrees {
 						prune(files[i])
-						settle(files[i], fileProbs[i], inputs[i], opts)
+						settle(files[i], fileProbs[i], inputs[i], opts, &c)
 					}
 					if files[i] == nil && len(fileProbs[i]) == 0 {
 						opts.trace(inputs[i].name, TraceContent)

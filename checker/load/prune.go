@@ -261,13 +261,14 @@ func hasV6Loopback[T string | []byte](b T) bool {
 
 // settle finishes a pruned file read from in: with Options.WholeOnDemand it lets it be
 // decoded again whole (setRedecode) and keeps its text, else it lets go of the text nothing
-// reads (releaseContent).
-func settle(f *checker.File, probs []checker.LoadProblem, in input, opts Options) {
+// reads (releaseContent); then c moves what the file keeps into its slabs (compactFile).
+func settle(f *checker.File, probs []checker.LoadProblem, in input, opts Options, c *compactor) {
 	if opts.WholeOnDemand {
 		setRedecode(f, in)
 	} else {
 		releaseContent(f, probs, in)
 	}
+	c.compactFile(f)
 }
 
 // setRedecode lets f be decoded again whole (checker.File.Redecode, Options.WholeOnDemand)

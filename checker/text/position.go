@@ -156,6 +156,21 @@ func NewLineIndex(content []byte) *LineIndex {
 	return x
 }
 
+// Move makes x index content, a copy of the text it indexes, and keeps its line starts in
+// the slice alloc returns for their number (nil keeps them where they are): the loader moves
+// what a run keeps of a file into dense blocks once the file is loaded (issue 24). Content of
+// another length is not taken; a released index takes none.
+func (x *LineIndex) Move(content []byte, alloc func(n int) []uint32) {
+	if !x.released && x.content != nil && len(content) == len(x.content) {
+		x.content = content
+	}
+	if alloc != nil && len(x.starts) > 0 {
+		s := alloc(len(x.starts))
+		copy(s, x.starts)
+		x.starts = s
+	}
+}
+
 // narrowLimit is the largest content indexed with four-byte offsets (a variable for tests).
 var narrowLimit uint64 = math.MaxUint32
 

@@ -1,0 +1,199 @@
+package load
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+)
+
+// Compaction (issue 24). yaml.v3 allocates every node on its own, and a file's nodes sit in
+// the heap's spans among those of the files decoded beside it, most of which are garbage
+// once pruned. The few nodes a file keeps (a kube-proxy DaemonSet, a Service's ports, a
+// header) then pin spans that are otherwise free: after loading the benchmark corpus the heap
+// held as much memory in free slots of such spans as in live objects (114 MB beside 137 MB),
+// and that, not the live data, set most of a run's peak. Once a file is settled, the loader
+// copies what its documents keep into slabs it fills one after the other (compactor): large
+// blocks no garbage shares, so the spans of the decoded trees are freed whole.
+
+// compactor hands out nodes and content slices from slabs; one per loading goroutine.
+type compactor struct {
+	nodes  []yaml.Node
+	ptrs   []*yaml.Node
+	bytes  []byte
+	starts []uint32
+	// copies maps each node of the file being compacted to its copy, and made lists the
+	// copies in the order they were made (both reset per file).
+	copies map[*yaml.Node]*yaml.Node
+	made   []*yaml.Node
+	// strs are the documents' own strings (apiVersion, kind, name, namespace), moved with the
+	// nodes' (compactStrings).
+	strs []*string
+}
+
+// Slab sizes: past 32 KiB an allocation has spans of its own.
+const (
+	slabNodes = 512  // 76 KiB of nodes
+	slabPtrs  = 8192 // 64 KiB of content pointers
+	slabBytes = 256 << 10
+	slabLines = 16384 // 64 KiB of line starts
+)
+
+// text returns a copy of b from the slabs; b itself when it is large enough to have spans of
+// its own.
+func (c *compactor) text(b []byte) []byte {
+	if len(b) == 0 || len(b) > slabBytes/8 {
+		return b
+	}
+	if cap(c.bytes)-len(c.bytes) < len(b) {
+		c.bytes = make([]byte, 0, slabBytes)
+	}
+	l := len(c.bytes)
+	c.bytes = append(c.bytes, b...)
+	return c.bytes[l : l+len(b) : l+len(b)]
+}
+
+// lineStarts returns n line starts from the slabs (for text.LineIndex.Move).
+func (c *compactor) lineStarts(n int) []uint32 {
+	if n > slabLines/8 {
+		return make([]uint32, n)
+	}
+	if cap(c.starts)-len(c.starts) < n {
+		c.starts = make([]uint32, 0, slabLines)
+	}
+	l := len(c.starts)
+	c.starts = c.starts[:l+n]
+	return c.starts[l : l+n : l+n]
+}
+
+func (c *compactor) node() *yaml.Node {
+	if len(c.nodes) == cap(c.nodes) {
+		c.nodes = make([]yaml.Node, 0, slabNodes)
+	}
+	c.nodes = c.nodes[:len(c.nodes)+1]
+	return &c.nodes[len(c.nodes)-1]
+}
+
+// content returns a slice of n pointers, capacity n: an append to it copies.
+func (c *compactor) content(n int) []*yaml.Node {
+	if n > slabPtrs/8 {
+		return make([]*yaml.Node, n)
+	}
+	if cap(c.ptrs)-len(c.ptrs) < n {
+		c.ptrs = make([]*yaml.Node, 0, slabPtrs)
+	}
+	l := len(c.ptrs)
+	c.ptrs = c.ptrs[:l+n]
+	return c.ptrs[l : l+n : l+n]
+}
+
+// copyNode returns n's copy, made once per node so that shared nodes and aliases stay shared.
+func (c *compactor) copyNode(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if m, ok := c.copies[n]; ok {
+		return m
+	}
+	m := c.node()
+	*m = *n
+	c.copies[n] = m
+	c.made = append(c.made, m)
+	if n.Content != nil {
+		m.Content = c.content(len(n.Content))
+		for i, k := range n.Content {
+			m.Content[i] = c.copyNode(k)
+		}
+	}
+	m.Alias = c.copyNode(n.Alias)
+	return m
+}
+
+// compactFile copies the trees of f's documents (and of their embedded documents) into c's
+// slabs, with every node a document holds outside its tree (field issues, metric facts) and
+// the file's memoized scalar offset maps, which are keyed by node.
+func (c *compactor) compactFile(f *checker.File) {
+	if c == nil || f == nil {
+		return
+	}
+	c.copies = map[*yaml.Node]*yaml.Node{}
+	files := map[*checker.File]bool{f: true}
+	seen := map[*checker.Document]bool{}
+	var doc func(d *checker.Document)
+	doc = func(d *checker.Document) {
+		if seen[d] {
+			return
+		}
+		seen[d] = true
+		files[d.File] = true
+		d.Node = c.copyNode(d.Node)
+		c.strs = append(c.strs, &d.APIVersion, &d.Kind, &d.Name, &d.Namespace)
+		for i := range d.Issues {
+			is := &d.Issues[i]
+			is.Key, is.Parent, is.Value = c.copyNode(is.Key), c.copyNode(is.Parent), c.copyNode(is.Value)
+		}
+		if m := d.Metrics; m != nil {
+			for i := range m.Groups {
+				for j := range m.Groups[i].Rules {
+					e := &m.Groups[i].Rules[j].Expr
+					e.Node = c.copyNode(e.Node)
+				}
+			}
+			for i := range m.Queries {
+				m.Queries[i].Node = c.copyNode(m.Queries[i].Node)
+			}
+		}
+		for _, e := range d.Embedded {
+			doc(e)
+		}
+	}
+	for _, d := range f.Docs {
+		doc(d)
+	}
+	for g := range files {
+		g.RemapNodes(c.copies)
+		if g.Content != nil && f.Redecode == nil {
+			// A file that can be decoded again keeps the text its recipe holds (setRedecode).
+			g.Content = c.text(g.Content)
+		}
+		if g.Lines != nil {
+			g.Lines.Move(g.Content, c.lineStarts)
+		}
+	}
+	c.compactStrings()
+	c.copies, c.made, c.strs = nil, c.made[:0], c.strs[:0]
+}
+
+// compactStrings moves the strings of the nodes copied for one file (values, anchors and
+// comments; tags are yaml.v3's constants) into one string, each distinct one once: yaml.v3
+// allocates each value on its own, and a file's few kept ones pinned spans as its nodes did.
+func (c *compactor) compactStrings() {
+	at := map[string]int{}
+	var b strings.Builder
+	each := func(fn func(s *string)) {
+		for _, n := range c.made {
+			fn(&n.Value)
+			fn(&n.Anchor)
+			fn(&n.HeadComment)
+			fn(&n.LineComment)
+			fn(&n.FootComment)
+		}
+		for _, s := range c.strs {
+			fn(s)
+		}
+	}
+	each(func(s *string) {
+		if _, ok := at[*s]; !ok && *s != "" {
+			at[*s] = b.Len()
+			b.WriteString(*s)
+		}
+	})
+	all := b.String()
+	each(func(s *string) {
+		if *s != "" {
+			i := at[*s]
+			*s = all[i : i+len(*s)]
+		}
+	})
+}

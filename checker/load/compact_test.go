@@ -1,0 +1,304 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
+)
+
+// compactSrc has what compaction must carry over: anchors, aliases and a merge key, a
+// comment, an embedded configuration, field issues, a reduced Service, a pruned header and
+// metric facts with their memoized offset maps.
+const compactSrc = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: kube-proxy
+  namespace: kube-system
+  labels: &labels
+    k8s-app: kube-proxy # the label
+spec:
+  selector:
+    matchLabels: *labels
+  template:
+    metadata:
+      labels:
+        <<: *labels
+        tier: node
+    spec:
+      hostNetwork: true
+      replicaz: 2
+      containers:
+      - name: kube-proxy
+        image: registry.k8s.io/kube-proxy:v1.33.1
+        command: ["kube-proxy", "--config=/var/lib/kube-proxy/config.conf"]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kube-proxy
+  namespace: kube-system
+data:
+  config.conf: |
+    apiVersion: kubeproxy.config.k8s.io/v1alpha1
+    kind: KubeProxyConfiguration
+    mode: ipvs
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: NodePort
+  selector:
+    app: web
+  ports:
+  - name: http
+    port: 80
+    nodePort: 30080
+  - name: metrics
+    port: 9100
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: proxy
+spec:
+  groups:
+  - name: kube-proxy
+    rules:
+    - alert: SyncSlow
+      expr: |
+        histogram_quantile(0.99,
+          rate(kubeproxy_sync_proxy_rules_duration_seconds_bucket[5m])) > 1
+`
+
+// dumpTree writes n's tree: every field of every node, and a node reached again (an alias's
+// target, a shared node) as a reference to where it was first written.
+func dumpTree(b *strings.Builder, n *yaml.Node, ids map[*yaml.Node]int) {
+	if n == nil {
+		b.WriteString("nil;")
+		return
+	}
+	if id, ok := ids[n]; ok {
+		fmt.Fprintf(b, "@%d;", id)
+		return
+	}
+	ids[n] = len(ids)
+	fmt.Fprintf(b, "{%d %d %q %q %q %q %q %q %d:%d [", n.Kind, n.Style, n.Tag, n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment, n.Line, n.Column)
+	for _, k := range n.Content {
+		dumpTree(b, k, ids)
+	}
+	b.WriteString("] alias ")
+	dumpTree(b, n.Alias, ids)
+	b.WriteString("}")
+}
+
+// dumpFile writes every document of f, embedded ones included, and the nodes each holds
+// outside its tree (as references when they are in it).
+func dumpFile(f *checker.File) string {
+	var b strings.Builder
+	var doc func(d *checker.Document)
+	doc = func(d *checker.Document) {
+		ids := map[*yaml.Node]int{}
+		fmt.Fprintf(&b, "doc %s %s %s %s pruned=%v reduced=%v\n", d.APIVersion, d.Kind, d.Namespace, d.Name, d.Pruned, d.Reduced)
+		dumpTree(&b, d.Node, ids)
+		for _, is := range d.Issues {
+			b.WriteString("\nissue ")
+			dumpTree(&b, is.Key, ids)
+			dumpTree(&b, is.Parent, ids)
+			dumpTree(&b, is.Value, ids)
+		}
+		if m := d.Metrics; m != nil {
+			for _, g := range m.Groups {
+				for _, r := range g.Rules {
+					b.WriteString("\nrule ")
+					dumpTree(&b, r.Expr.Node, ids)
+				}
+			}
+			for _, q := range m.Queries {
+				b.WriteString("\nquery ")
+				dumpTree(&b, q.Node, ids)
+			}
+		}
+		b.WriteString("\n")
+		for _, e := range d.Embedded {
+			doc(e)
+		}
+	}
+	for _, d := range f.Docs {
+		doc(d)
+	}
+	return b.String()
+}
+
+// reachable adds every node f's documents hold to set.
+func reachable(f *checker.File, set map[*yaml.Node]bool) {
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || set[n] {
+			return
+		}
+		set[n] = true
+		for _, k := range n.Content {
+			walk(k)
+		}
+		walk(n.Alias)
+	}
+	var doc func(d *checker.Document)
+	doc = func(d *checker.Document) {
+		walk(d.Node)
+		for _, is := range d.Issues {
+			walk(is.Key)
+			walk(is.Parent)
+			walk(is.Value)
+		}
+		if m := d.Metrics; m != nil {
+			for _, g := range m.Groups {
+				for _, r := range g.Rules {
+					walk(r.Expr.Node)
+				}
+			}
+			for _, q := range m.Queries {
+				walk(q.Node)
+			}
+		}
+		for _, e := range d.Embedded {
+			doc(e)
+		}
+	}
+	for _, d := range f.Docs {
+		doc(d)
+	}
+}
+
+// TestCompactFile: once a file is settled, what its documents keep lives in the compactor's
+// slabs: no node of the decoded trees is held any more, yet the trees, aliases, shared nodes,
+// field issues and metric facts are what they were (node for node, and as references into
+// the trees where they were), a memoized offset map answers for the copied node, and the
+// text and its line index are equal copies.
+func TestCompactFile(t *testing.T) {
+	in := input{name: "kube-proxy.yaml", content: []byte(compactSrc)}
+	f, probs := readAndParse(context.Background(), in, DefaultMaxFileSize)
+	if f == nil {
+		t.Fatalf("not loaded: %v", probs)
+	}
+	prune(f)
+	settle(f, probs, in, Options{}, nil)
+
+	var issues, reduced, pruned, embedded int
+	var query *yaml.Node
+	for _, d := range f.Docs {
+		issues += len(d.Issues)
+		embedded += len(d.Embedded)
+		if d.Reduced {
+			reduced++
+		}
+		if d.Pruned {
+			pruned++
+		}
+		if d.Metrics != nil && len(d.Metrics.Groups) > 0 {
+			query = d.Metrics.Groups[0].Rules[0].Expr.Node
+		}
+	}
+	if issues == 0 || reduced == 0 || pruned == 0 || embedded == 0 || query == nil {
+		t.Fatalf("the source no longer has what the test needs: issues %d, reduced %d, pruned %d, embedded %d, query %v", issues, reduced, pruned, embedded, query != nil)
+	}
+	offsets := f.ScalarMap(query)
+	before := dumpFile(f)
+	old := map[*yaml.Node]bool{}
+	reachable(f, old)
+	oldContent := f.Content
+	var oldPos []checker.Position
+	for off := range len(f.Content) {
+		oldPos = append(oldPos, f.PositionAt(off))
+	}
+
+	var c compactor
+	c.compactFile(f)
+
+	if after := dumpFile(f); after != before {
+		t.Errorf("the documents changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	now := map[*yaml.Node]bool{}
+	reachable(f, now)
+	for n := range now {
+		if old[n] {
+			t.Errorf("node %d:%d %q is still the decoded one", n.Line, n.Column, n.Value)
+		}
+	}
+	q := f.Docs[len(f.Docs)-1].Metrics.Groups[0].Rules[0].Expr.Node
+	if got := f.ScalarMap(q); got != offsets {
+		t.Errorf("the offset map of the query was not kept for its copy: %p, want %p", got, offsets)
+	}
+	if string(f.Content) != string(oldContent) || &f.Content[0] == &oldContent[0] {
+		t.Errorf("the text is not an equal copy")
+	}
+	for off := range len(f.Content) {
+		if got := f.PositionAt(off); got != oldPos[off] {
+			t.Fatalf("offset %d: position %v, want %v", off, got, oldPos[off])
+		}
+	}
+	if got, want := f.Lines.LineText(7), "    k8s-app: kube-proxy # the label"; got != want {
+		t.Errorf("line 7 reads %q after the move", got)
+	}
+}
+
+// TestCompactKeepsRedecodeText: a file that can be decoded again (repository policies) keeps
+// the text its recipe holds instead of a copy, so that the text is not held twice.
+func TestCompactKeepsRedecodeText(t *testing.T) {
+	in := input{name: "kube-proxy.yaml", content: []byte(compactSrc)}
+	f, probs := readAndParse(context.Background(), in, DefaultMaxFileSize)
+	prune(f)
+	content := f.Content
+	settle(f, probs, in, Options{WholeOnDemand: true}, &compactor{})
+	if f.Redecode == nil {
+		t.Fatal("no recipe to decode the file again")
+	}
+	if &f.Content[0] != &content[0] {
+		t.Error("the text of a file that can be decoded again was copied")
+	}
+	g, err := f.Redecode()
+	if err != nil || len(g.Docs) != len(f.Docs) {
+		t.Fatalf("decoded again: %v, %d documents", err, len(g.Docs))
+	}
+}
+
+// TestLineIndexMove: a moved line index answers as before, with the new text and starts.
+func TestLineIndexMove(t *testing.T) {
+	src := []byte("a: 1\r\nb: é\nc: 3")
+	x := text.NewLineIndex(src)
+	cp := append([]byte(nil), src...)
+	var got []uint32
+	x.Move(cp, func(n int) []uint32 { got = make([]uint32, n); return got })
+	if len(got) != 3 {
+		t.Fatalf("starts moved: %d, want 3", len(got))
+	}
+	if x.LineText(2) != "b: é" || x.Position("f", 11).Column != 5 || x.Offset(3, 1) != 12 {
+		t.Errorf("after the move: line 2 %q, column %d, offset %d", x.LineText(2), x.Position("f", 11).Column, x.Offset(3, 1))
+	}
+	cp[0] = 'z'
+	if x.LineText(1)[0] != 'z' {
+		t.Error("the index does not read the new text")
+	}
+	x.Move([]byte("short"), nil)
+	if x.LineText(1)[0] != 'z' {
+		t.Error("text of another length was taken")
+	}
+}
