@@ -154,18 +154,10 @@ func withoutFactPaths(skel *yaml.Node, groups []checker.RuleGroup, queries []che
 // a word of pruneKeep.
 
 // loopbackKeep are the words of pruneKeep that only KP302 looks for in workloads.
-var loopbackKeep = [][]byte{[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("::1"), []byte("[0:0:0:0:0:0:0:1]")}
+var loopbackKeep = newWords("hostNetwork", "localhost", "127.", v6Loopback, "[0:0:0:0:0:0:0:1]")
 
 // otherKeep are the rest of pruneKeep's words.
-var otherKeep = func() [][]byte {
-	var out [][]byte
-	for _, w := range pruneKeep {
-		if !mentions(w, loopbackKeep) {
-			out = append(out, w)
-		}
-	}
-	return out
-}()
+var otherKeep = pruneKeep.without(loopbackKeep)
 
 // containerFacts are the fields of a container that every reader may read whole: its name,
 // its image (KP302: a loopback registry; a control-plane image's tag is a version source),
@@ -207,13 +199,13 @@ func containerLeaves(root *factTrie, p checker.Path, c *yaml.Node) {
 // mentionsNode reports whether a scalar of n's subtree (keys included) holds one of words.
 // A subtree deeper than the reducer's bound counts as naming them (the reducer keeps such a
 // document's tree anyway).
-func mentionsNode(n *yaml.Node, words [][]byte) bool {
+func mentionsNode(n *yaml.Node, ws *words) bool {
 	var walk func(n *yaml.Node, depth int) bool
 	walk = func(n *yaml.Node, depth int) bool {
 		if n == nil {
 			return false
 		}
-		if depth > 10000 || n.Kind == yaml.ScalarNode && mentionsString(n.Value, words) {
+		if depth > 10000 || n.Kind == yaml.ScalarNode && mentionsString(n.Value, ws) {
 			return true
 		}
 		for _, c := range n.Content {
@@ -445,20 +437,6 @@ func (r *reducer) check(n *yaml.Node, kept bool) {
 		}
 	}
 	walk(n, 0)
-}
-
-// mentionsString is mentions for a string.
-func mentionsString(s string, words [][]byte) bool {
-	for _, w := range words {
-		if string(w) == v6Loopback {
-			if hasV6Loopback(s) {
-				return true
-			}
-		} else if strings.Contains(s, string(w)) {
-			return true
-		}
-	}
-	return false
 }
 
 // sameFacts reports whether the reduced tree skel of d gives the facts of d's tree.

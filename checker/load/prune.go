@@ -49,43 +49,43 @@ var pruneKinds = map[string]bool{
 var pruneHolders = map[string]bool{"ConfigMap": true, "Secret": true}
 
 // holderKeep are the words that keep a holder's tree (see pruneHolders).
-var holderKeep = [][]byte{
-	[]byte("proxy:"), []byte("/proxy"), []byte("\"proxy\""), []byte("Proxy"), []byte("kubeadm"), []byte("k3s"), []byte("rke2"), []byte("k0s"), []byte("kops"),
-	[]byte("talos"), []byte("Talos"), []byte("machine:"), []byte("x-k8s.io"), []byte("kubelet"), []byte("cloud-config"),
-	[]byte("runcmd"), []byte("#!"),
-}
+var holderKeep = newWords(
+	"proxy:", "/proxy", "\"proxy\"", "Proxy", "kubeadm", "k3s", "rke2", "k0s", "kops",
+	"talos", "Talos", "machine:", "x-k8s.io", "kubelet", "cloud-config",
+	"runcmd", "#!",
+)
 
 // versionKeep are the names of the images whose tag is a version source besides kube-proxy's
 // (controlPlaneImages: a hosted control plane's kube-apiserver Deployment): a workload that
 // names one is not pruned to a header, and keeps its containers' images (keepWorkloadFacts).
-var versionKeep = func() [][]byte {
-	var out [][]byte
+var versionKeep = func() *words {
+	var out []string
 	for name := range controlPlaneImages {
-		if !mentions([]byte(name), pruneKeep) {
-			out = append(out, []byte(name))
+		if !mentionsString(name, pruneKeep) {
+			out = append(out, name)
 		}
 	}
-	slices.SortFunc(out, bytes.Compare)
-	return out
+	slices.Sort(out)
+	return newWords(out...)
 }()
 
 // holdsDocument reports whether a holder's text names an apiVersion besides its own.
 func holdsDocument(text []byte) bool { return bytes.Count(text, []byte("apiVersion")) > 1 }
 
 // pruneKeep are the words that keep every tree of a file.
-var pruneKeep = [][]byte{
-	[]byte("kube-proxy"), []byte("kubeproxy"), []byte("kube_proxy"), []byte("KubeProxy"), []byte("proxy-mode"), []byte("proxyMode"),
-	[]byte("hostNetwork"), []byte("localhost"), []byte("127."), []byte("::1"), []byte("[0:0:0:0:0:0:0:1]"),
-	[]byte("iptables"), []byte("ipvs"), []byte("IPVS"), []byte("ipset"), []byte("nft"), []byte("conntrack"), []byte("KUBE-"),
-	[]byte("service-node-port-range"),
-	[]byte("cilium"), []byte("calico"), []byte("antrea"), []byte("kube-router"), []byte("kube-ovn"), []byte("replacement"),
-	[]byte("kubeproxy_"),
-}
+var pruneKeep = newWords(
+	"kube-proxy", "kubeproxy", "kube_proxy", "KubeProxy", "proxy-mode", "proxyMode",
+	"hostNetwork", "localhost", "127.", v6Loopback, "[0:0:0:0:0:0:0:1]",
+	"iptables", "ipvs", "IPVS", "ipset", "nft", "conntrack", "KUBE-",
+	"service-node-port-range",
+	"cilium", "calico", "antrea", "kube-router", "kube-ovn", "replacement",
+	"kubeproxy_",
+)
 
 // pruneKeepTemplated: a template placeholder may render into any of pruneKeep's words, so a
 // document with one keeps its tree; not an alert rule, whose {{ $labels.x }} is Prometheus'
 // own templating and whose placeholders KP501 and KP502 cannot read anyway.
-var pruneKeepTemplated = [][]byte{[]byte("{{"), []byte("{%"), []byte("${")}
+var pruneKeepTemplated = newWords("{{", "{%", "${")
 
 // prune replaces the trees of f's prunable documents by their metadata (see above). The words
 // are looked for in each document's own lines (from its first line to the next document's),
@@ -223,40 +223,6 @@ func docText(f *checker.File, i int) []byte {
 		to = f.Lines.LineStart(f.Docs[i+1].Node.Line)
 	}
 	return f.Content[max(from, 0):max(min(to, len(f.Content)), from)]
-}
-
-// mentions reports whether b holds one of words. The word "::1" (IPv6 loopback) counts only
-// as an address of its own, not inside another token: AWS IAM ARNs ("arn:aws:iam::123…")
-// hold it in most IRSA ServiceAccounts, which kept their trees until it did.
-func mentions(b []byte, words [][]byte) bool {
-	for _, w := range words {
-		if string(w) == v6Loopback {
-			if hasV6Loopback(b) {
-				return true
-			}
-		} else if bytes.Contains(b, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// v6Loopback is the IPv6 loopback address written short.
-const v6Loopback = "::1"
-
-// hasV6Loopback reports whether b holds "::1" that neither a letter, a digit nor a colon
-// precedes or follows ("::1", "[::1]:80", "::1/128"; not "iam::123456789012").
-func hasV6Loopback[T string | []byte](b T) bool {
-	tokenByte := func(c byte) bool {
-		return c == ':' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-	}
-	for i := 0; i+len(v6Loopback) <= len(b); i++ {
-		j := i + len(v6Loopback)
-		if b[i] == ':' && string(b[i:j]) == v6Loopback && (i == 0 || !tokenByte(b[i-1])) && (j == len(b) || !tokenByte(b[j])) {
-			return true
-		}
-	}
-	return false
 }
 
 // settle finishes a pruned file read from in: with Options.WholeOnDemand it lets it be
