@@ -117,6 +117,9 @@ func (c *compactor) compactFile(f *checker.File) {
 	if c == nil || f == nil {
 		return
 	}
+	if !c.small(f) {
+		return
+	}
 	c.copies = map[*yaml.Node]*yaml.Node{}
 	files := map[*checker.File]bool{f: true}
 	seen := map[*checker.Document]bool{}
@@ -163,6 +166,51 @@ func (c *compactor) compactFile(f *checker.File) {
 	}
 	c.compactStrings()
 	c.copies, c.made, c.strs = nil, c.made[:0], c.strs[:0]
+}
+
+// compactNodes is the most nodes a file may keep for its trees to be moved: what pins spans
+// is a few kept nodes among garbage, while yaml.v3 allocates a large tree's nodes one after
+// the other, densely already; copying one (a 4 MiB flow sequence is two million nodes) would
+// hold it twice while it is copied.
+const compactNodes = 1 << 16
+
+// small reports whether f's documents keep at most compactNodes nodes in their trees (not
+// counting through aliases, which point inside them).
+func (c *compactor) small(f *checker.File) bool {
+	n := 0
+	var walk func(x *yaml.Node) bool
+	walk = func(x *yaml.Node) bool {
+		if x == nil {
+			return true
+		}
+		if n++; n > compactNodes {
+			return false
+		}
+		for _, k := range x.Content {
+			if !walk(k) {
+				return false
+			}
+		}
+		return true
+	}
+	var doc func(d *checker.Document, depth int) bool
+	doc = func(d *checker.Document, depth int) bool {
+		if depth > 64 || !walk(d.Node) {
+			return false
+		}
+		for _, e := range d.Embedded {
+			if !doc(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, d := range f.Docs {
+		if !doc(d, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // compactStrings moves the strings of the nodes copied for one file (values, anchors and

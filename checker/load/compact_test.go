@@ -302,3 +302,65 @@ func TestLineIndexMove(t *testing.T) {
 		t.Error("text of another length was taken")
 	}
 }
+
+// FuzzCompact: whatever a file holds, compaction changes nothing a reader sees (trees node for
+// node with their aliases and shared nodes, issues, facts, text and positions) and leaves
+// none of the decoded nodes held.
+func FuzzCompact(f *testing.F) {
+	f.Add(compactSrc)
+	f.Add("a: &x [1, *x]\nb: *x\n")
+	f.Add("kind: ConfigMap\napiVersion: v1\ndata:\n  s: |\n    kind: ConfigMap\n    apiVersion: v1\n    data: {x: \"kube-proxy\"}\n")
+	f.Add("apiVersion: v1\nkind: Service\nspec:\n  ports: [{nodePort: 30001, port: 80}, {port: '{{ .Values.p }}'}]\n")
+	f.Add("# c\n---\n- [a, {b: c}]\n...\n---\n\"x\": !!str 1 # d\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		in := input{name: "f.yaml", content: []byte(src)}
+		fl, probs := readAndParse(context.Background(), in, 1<<16)
+		if fl == nil {
+			return
+		}
+		prune(fl)
+		settle(fl, probs, in, Options{}, nil)
+		before := dumpFile(fl)
+		old := map[*yaml.Node]bool{}
+		reachable(fl, old)
+		var c compactor
+		small := c.small(fl)
+		c.compactFile(fl)
+		if after := dumpFile(fl); after != before {
+			t.Fatalf("the documents changed:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+		now := map[*yaml.Node]bool{}
+		reachable(fl, now)
+		for n := range now {
+			if old[n] && small {
+				t.Fatalf("node %d:%d is still the decoded one", n.Line, n.Column)
+			}
+		}
+		if fl.Content != nil && string(fl.Content) != src && !strings.HasPrefix(src, string(fl.Content)) {
+			t.Fatal("the text changed")
+		}
+	})
+}
+
+// TestCompactLargeTree: a file that keeps more nodes than compactNodes is left as decoded.
+func TestCompactLargeTree(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: kube-proxy}\nspec:\n  x: [")
+	for i := range compactNodes {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("1")
+	}
+	b.WriteString("]\n")
+	in := input{name: "big.yaml", content: []byte(b.String())}
+	f, probs := readAndParse(context.Background(), in, DefaultMaxFileSize)
+	prune(f)
+	settle(f, probs, in, Options{}, nil)
+	root := f.Docs[0].Node
+	var c compactor
+	c.compactFile(f)
+	if f.Docs[0].Node != root {
+		t.Error("a tree of more than compactNodes nodes was copied")
+	}
+}
