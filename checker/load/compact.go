@@ -27,6 +27,11 @@ type compactor struct {
 	// copies in the order they were made (both reset per file).
 	copies map[*yaml.Node]*yaml.Node
 	made   []*yaml.Node
+	// files, seen and at are compactFile's and compactStrings' own sets, kept between
+	// files (cleared) so that a file does not allocate them again.
+	files map[*checker.File]bool
+	seen  map[*checker.Document]bool
+	at    map[string]int
 	// strs are the documents' own strings (apiVersion, kind, name, namespace), moved with the
 	// nodes' (compactStrings).
 	strs []*string
@@ -120,9 +125,11 @@ func (c *compactor) compactFile(f *checker.File) {
 	if !c.small(f) {
 		return
 	}
-	c.copies = map[*yaml.Node]*yaml.Node{}
-	files := map[*checker.File]bool{f: true}
-	seen := map[*checker.Document]bool{}
+	if c.copies == nil {
+		c.copies, c.files, c.seen, c.at = map[*yaml.Node]*yaml.Node{}, map[*checker.File]bool{}, map[*checker.Document]bool{}, map[string]int{}
+	}
+	files, seen := c.files, c.seen
+	files[f] = true
 	var doc func(d *checker.Document)
 	doc = func(d *checker.Document) {
 		if seen[d] {
@@ -165,8 +172,19 @@ func (c *compactor) compactFile(f *checker.File) {
 		}
 	}
 	c.compactStrings()
-	c.copies, c.made, c.strs = nil, c.made[:0], c.strs[:0]
+	c.made, c.strs = c.made[:0], c.strs[:0]
+	if len(c.copies) > reuseMaps || len(c.at) > reuseMaps {
+		c.copies = nil // a large file's maps are not cleared for every small one after it
+	} else {
+		clear(c.copies)
+		clear(c.files)
+		clear(c.seen)
+		clear(c.at)
+	}
 }
+
+// reuseMaps is the most entries the compactor's maps keep between files.
+const reuseMaps = 4096
 
 // compactNodes is the most nodes a file may keep for its trees to be moved: what pins spans
 // is a few kept nodes among garbage, while yaml.v3 allocates a large tree's nodes one after
@@ -217,7 +235,7 @@ func (c *compactor) small(f *checker.File) bool {
 // comments; tags are yaml.v3's constants) into one string, each distinct one once: yaml.v3
 // allocates each value on its own, and a file's few kept ones pinned spans as its nodes did.
 func (c *compactor) compactStrings() {
-	at := map[string]int{}
+	at := c.at
 	var b strings.Builder
 	each := func(fn func(s *string)) {
 		for _, n := range c.made {

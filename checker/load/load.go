@@ -311,7 +311,7 @@ func decodeEmbedded(cm *checker.Document) []checker.LoadProblem {
 	var probs []checker.LoadProblem
 	for i := 0; i+1 < len(data.Content); i += 2 {
 		k, v := data.Content[i], data.Content[i+1]
-		if v.Kind != yaml.ScalarNode || (!manifestRe.MatchString(v.Value) && !embedsMonitoring(k.Value, v.Value)) {
+		if v.Kind != yaml.ScalarNode || (!declaresManifest(v.Value) && !embedsMonitoring(k.Value, v.Value)) {
 			continue
 		}
 		inner := &checker.File{

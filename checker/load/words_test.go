@@ -140,3 +140,20 @@ func BenchmarkMentions(b *testing.B) {
 		}
 	})
 }
+
+// FuzzDeclaresManifest: the search for the key words first changes no answer of manifestRe.
+func FuzzDeclaresManifest(f *testing.F) {
+	for _, s := range []string{"", "apiVersion: v1", "  - kind: X", "'kind' : y", "x: 1\nkind:", "kinds: 2", "KIND: 3",
+		"{\"kind\": \"x\"}", "a\n\t-\"apiVersion\"\t:", "server.port=8080\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := manifestRe.MatchString(s)
+		if got := declaresManifest(s); got != want {
+			t.Errorf("declaresManifest(%q) = %v, want %v", s, got, want)
+		}
+		if got := looksLikeManifest([]byte(s)); got != want {
+			t.Errorf("looksLikeManifest(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
