@@ -53,8 +53,8 @@ type lintFlags struct {
 
 	// nodes are the --nodes [DIR=]FILE node inventories (reportcmd.go).
 	nodes []string
-	// --cpu-profile and --mem-profile (hidden; profile.go).
-	cpuProfile, memProfile string
+	// --cpu-profile, --mem-profile and --mem-trace (hidden; profile.go).
+	cpuProfile, memProfile, memTrace string
 	// --fix, --unsafe-fixes and --diff (fix.go).
 	fixes fixFlags
 	// --max-memory and --timeout (budget.go).
@@ -114,7 +114,9 @@ func newLintFlagSetWith(f *lintFlags, d lintDefaults) *pflag.FlagSet {
 	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
 	fs.StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the run to `FILE` (for developers)")
 	fs.StringVar(&f.memProfile, "mem-profile", "", "write a heap profile at the end of the run to `FILE` (for developers)")
+	fs.StringVar(&f.memTrace, "mem-trace", "", "write the run's memory over time, by phase, to `FILE` (for developers)")
 	_ = fs.MarkHidden("cpu-profile")
+	_ = fs.MarkHidden("mem-trace")
 	_ = fs.MarkHidden("mem-profile")
 	return fs
 }
@@ -254,7 +256,7 @@ func (c *cli) lint(ctx context.Context, args []string) int {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	stop, err := startProfiles(f.cpuProfile, f.memProfile, outputRoots(paths))
+	stop, err := startProfiles(f.cpuProfile, f.memProfile, f.memTrace, outputRoots(paths))
 	if err != nil {
 		return c.fail(err)
 	}
@@ -410,12 +412,15 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 	proc.BaselineCovers = coveredBy(cfg.paths, root)
 	restoreGC := collectHarderAfterLoading()
 	defer restoreGC()
+	markPhase("rules")
 	out, err := engine.RunWith(ctx, ws, cfg.rules, proc)
 	if err != nil {
 		return c.fail(err)
 	}
+	markPhase("output")
 	if cfg.fixes.active() {
 		restoreGC() // the fixer loads the tree again
+		markPhase("fix")
 		code := c.runFix(ctx, cfg, ws, root, proc, out, formatters)
 		if skippedExplicit {
 			code = exitError
