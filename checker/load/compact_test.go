@@ -364,3 +364,47 @@ func TestCompactLargeTree(t *testing.T) {
 		t.Error("a tree of more than compactNodes nodes was copied")
 	}
 }
+
+// FuzzOneLineSpan: a scalar that oneLineSpan maps without an offset map is mapped as its
+// alignment maps it, and one whose bytes sameBytes finds unchanged has no masked byte.
+func FuzzOneLineSpan(f *testing.F) {
+	f.Add("a: {{ .Values.x }}\nb: node_cpu_seconds_total\n")
+	f.Add(`{"expr": "rate(x_y[5m])", "legend": "{{instance}}_{{job}}", "k": "a\"b_c"}` + "\n")
+	f.Add("x: \"{{ .A }}_b\"\ny: |\n  {{ .B }}\n  c_d\nz: p_{{ .C }}\n")
+	f.Add("- \"a_b\n  c_d\"\n- e_f  # g_h\n{{- if .X }}\n- i_j\n{{- end }}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		m := text.MaskTemplate([]byte(src))
+		if m == nil {
+			return
+		}
+		v := &checker.File{Path: "t.yaml", Content: m.Content, Lines: text.NewLineIndex(m.Content), Format: checker.FormatYAML,
+			Templated: true, Parent: &checker.File{Path: "t.yaml", Content: []byte(src)}, ParentMap: m.Map, Masked: true}
+		v.Parent.Lines = text.NewLineIndex(v.Parent.Content)
+		docs, _ := decodeStream(v)
+		var walk func(n *yaml.Node, depth int)
+		walk = func(n *yaml.Node, depth int) {
+			if n == nil || depth > 100 {
+				return
+			}
+			if start, ok := oneLineSpan(v, n); ok && n.Kind == yaml.ScalarNode {
+				offs := checker.ScalarOffsetMap(v, n)
+				same := sameBytes(v, v.Parent.Content, start, len(n.Value))
+				for j := 0; j < len(n.Value); j++ {
+					k := offs.Map(j)
+					if k != start+j {
+						t.Fatalf("scalar %q at %d:%d: byte %d at %d, its alignment says %d", n.Value, n.Line, n.Column, j, start+j, k)
+					}
+					if o := v.ParentOffset(k); same && o < len(src) && v.Content[k] != src[o] {
+						t.Fatalf("scalar %q at %d:%d: byte %d is masked", n.Value, n.Line, n.Column, j)
+					}
+				}
+			}
+			for _, c := range n.Content {
+				walk(c, depth+1)
+			}
+		}
+		for _, d := range docs {
+			walk(d.Node, 0)
+		}
+	})
+}

@@ -68,10 +68,20 @@ func restorePlaceholders(v *checker.File, docs []*checker.Document) {
 			if !maskedScalar(v, n) {
 				return
 			}
-			offs := checker.ScalarOffsetMap(v, n)
+			// at maps the value's byte j to its offset in v: where the scalar is written on
+			// one line as its value, plainly, without an offset map (oneLineSpan).
+			var at func(j int) int
+			if start, ok := oneLineSpan(v, n); ok {
+				if sameBytes(v, src, start, len(n.Value)) {
+					return
+				}
+				at = func(j int) int { return start + j }
+			} else {
+				at = checker.ScalarOffsetMap(v, n).Map
+			}
 			var b []byte
 			for j := 0; j < len(n.Value); j++ {
-				if o, ok := masked(offs.Map(j)); ok {
+				if o, ok := masked(at(j)); ok {
 					if b == nil {
 						b = []byte(n.Value)
 					}
@@ -99,6 +109,42 @@ func restorePlaceholders(v *checker.File, docs []*checker.Document) {
 // line is unchanged needs no restoring (most scalars: this saves an offset map each).
 func maskedScalar(v *checker.File, n *yaml.Node) bool {
 	return strings.ContainsAny(n.Value, "$_#") || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
+}
+
+// oneLineSpan returns the offset in the masked copy v of a template of scalar n's value when
+// n is written on one line as its value, plain or double-quoted without escapes: its bytes
+// are then the value's, one for one, which restorePlaceholders learnt before by aligning
+// every scalar (an offset map each; most of a templated dashboard's strings hold an
+// underscore, which makes them candidates). Any other scalar is left to the alignment.
+func oneLineSpan(v *checker.File, n *yaml.Node) (int, bool) {
+	if !v.Masked || v.Lines == nil {
+		return 0, false
+	}
+	start := v.Lines.Offset(n.Line, n.Column)
+	switch n.Style {
+	case 0:
+	case yaml.DoubleQuotedStyle:
+		start++
+	default:
+		return 0, false
+	}
+	end := start + len(n.Value)
+	if start < 0 || end > v.Lines.LineEnd(n.Line) || end > len(v.Content) || string(v.Content[start:end]) != n.Value ||
+		n.Style == yaml.DoubleQuotedStyle && (end >= len(v.Content) || v.Content[end] != '"') {
+		return 0, false
+	}
+	return start, true
+}
+
+// sameBytes reports whether the n bytes of the masked copy v from offset start are those of
+// src they map to (text.MaskTemplate maps the bytes of a line one for one, in order): then
+// none of them was masked.
+func sameBytes(v *checker.File, src []byte, start, n int) bool {
+	if n == 0 {
+		return true
+	}
+	o := v.ParentOffset(start)
+	return o >= 0 && o+n <= len(src) && v.ParentOffset(start+n-1) == o+n-1 && string(src[o:o+n]) == string(v.Content[start:start+n])
 }
 
 // markOpen sets Document.Open on the documents of f that hold an output placeholder alone on
