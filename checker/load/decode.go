@@ -58,6 +58,11 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 	}
 	obj := mk()
 	templated := d.File.Templated || d.File.Outer().Templated
+	if !templated && !readTyped[d.Kind] && decodesCleanly(d.Node, reflect.TypeOf(obj).Elem()) {
+		// Only a problem would be kept of this decoding, and there is none (decodecheck.go);
+		// field issues are read of KubeProxyConfigurations only (KP002), which are typed.
+		return nil
+	}
 	raw, direct := []byte(nil), false
 	if !templated {
 		raw, direct = nodeJSON(d.Node)
