@@ -85,7 +85,7 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 			}
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, val := n.Content[i], n.Content[i+1]
-				if k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0 || k.Kind == yaml.AliasNode {
+				if mergeKey(k) || k.Kind == yaml.AliasNode {
 					return false
 				}
 				if ft, ok := fields[k.Value]; ok {
@@ -103,7 +103,7 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 			}
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k := n.Content[i]
-				if k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0 || k.Kind == yaml.AliasNode ||
+				if mergeKey(k) || k.Kind == yaml.AliasNode ||
 					!cleanValue(n.Content[i+1], t.Elem(), depth+1) {
 					return false
 				}
@@ -135,7 +135,7 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 // it, aliases and merge keys aside).
 func cleanChildren(n *yaml.Node, depth int) bool {
 	for i, c := range n.Content {
-		if n.Kind == yaml.MappingNode && i%2 == 0 && (c.Tag == "!!merge" || c.Value == "<<" && c.Style == 0 || c.Kind == yaml.AliasNode) {
+		if n.Kind == yaml.MappingNode && i%2 == 0 && (mergeKey(c) || c.Kind == yaml.AliasNode) {
 			return false
 		}
 		if !cleanValue(c, reflect.TypeFor[any](), depth+1) {

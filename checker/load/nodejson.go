@@ -30,6 +30,10 @@ func nodeJSON(n *yaml.Node) ([]byte, bool) {
 
 type nodeEncoder struct{ buf []byte }
 
+// mergeKey reports whether mapping key k is YAML's merge key ("<<" plain, or tagged !!merge),
+// which nodeJSON leaves to the generic path (it spends the alias budget).
+func mergeKey(k *yaml.Node) bool { return k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0 }
+
 func (e *nodeEncoder) node(n *yaml.Node, depth int) bool {
 	if depth > maxNodeJSONDepth {
 		return false
@@ -49,7 +53,7 @@ func (e *nodeEncoder) node(n *yaml.Node, depth int) bool {
 		e.buf = append(e.buf, '{')
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0 {
+			if mergeKey(k) {
 				return false
 			}
 			if i > 0 {
