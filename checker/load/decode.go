@@ -59,8 +59,10 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 	obj := mk()
 	templated := d.File.Templated || d.File.Outer().Templated
 	if !templated && !readTyped[d.Kind] && decodesCleanly(d.Node, reflect.TypeOf(obj).Elem()) {
-		// Only a problem would be kept of this decoding, and there is none (decodecheck.go);
-		// field issues are read of KubeProxyConfigurations only (KP002), which are typed.
+		// Only a problem would be kept of this decoding, and there is none (decodecheck.go).
+		// Its field issues are not computed either: only KP002 reads them, of
+		// KubeProxyConfigurations, which are in readTyped; a rule that reads the field issues
+		// of another kind adds that kind to readTyped.
 		return nil
 	}
 	raw, direct := []byte(nil), false
@@ -116,11 +118,12 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 	return nil
 }
 
-// readTyped are the kinds whose typed object (checker.Document.Object) some rule reads:
-// Services (their node ports, checker.Workspace.NodePorts) and kube-proxy configurations.
-// The other known kinds are decoded for their problems and field issues only; their objects
-// were a tenth of a large run's heap and are not kept (issue 24). A rule that starts reading
-// one adds its kind here.
+// readTyped are the kinds whose typed object (checker.Document.Object) or field issues
+// (checker.Document.Issues) some rule reads: Services (their node ports,
+// checker.Workspace.NodePorts) and kube-proxy configurations (KP002). The other known kinds
+// are decoded for their problems only, and only when decodesCleanly cannot prove there is
+// none; their objects were a tenth of a large run's heap and are not kept (issue 24). A rule
+// that starts reading either of another kind adds the kind here.
 var readTyped = map[string]bool{"Service": true, "KubeProxyConfiguration": true}
 
 // jsonFieldPath turns encoding/json's dotted field ("spec.template.spec.containers.args")
