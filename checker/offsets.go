@@ -6,8 +6,15 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
-// scalarMapKey memoizes ScalarOffsetMap of one scalar of a file (File.Memo).
-type scalarMapKey struct{ n *yaml.Node }
+// scalarMapKey memoizes ScalarOffsetMap of one scalar of a file (File.Memo): by where the
+// scalar is written, not by its node, so that a node copied into another (the loader's
+// compaction, issue 24) finds the map made for it; ScalarOffsetMap reads only the position,
+// style and value of its node, and two scalars of one file never share a position.
+type scalarMapKey struct {
+	line, column int
+	style        yaml.Style
+	size         int
+}
 
 // ScalarMap returns ScalarOffsetMap(f, n), computed once per scalar: the positions of many
 // flags or metrics in one long scalar then cost one alignment, not one each.
@@ -15,7 +22,8 @@ func (f *File) ScalarMap(n *yaml.Node) *text.OffsetMap {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return nil
 	}
-	return f.Memo(scalarMapKey{n}, func() any { return ScalarOffsetMap(f, n) }).(*text.OffsetMap)
+	key := scalarMapKey{n.Line, n.Column, n.Style, len(n.Value)}
+	return f.Memo(key, func() any { return ScalarOffsetMap(f, n) }).(*text.OffsetMap)
 }
 
 // ScalarOffsets is ScalarOffsetMap as a table of one entry per byte (File.ParentOffsets).
@@ -44,30 +52,4 @@ func ScalarOffsetMap(f *File, n *yaml.Node) *text.OffsetMap {
 		style = text.Quoted
 	}
 	return text.AlignScalar(f.Content, start, n.Value, style, indent)
-}
-
-// RemapNodes rekeys the scalar offset maps memoized on f (ScalarMap) by the nodes' copies in
-// m: the loader copies the nodes a file keeps into dense blocks once it is loaded (issue 24).
-func (f *File) RemapNodes(m map[*yaml.Node]*yaml.Node) {
-	f.memoMu.Lock()
-	defer f.memoMu.Unlock()
-	rekey := func(k any) any {
-		if s, ok := k.(scalarMapKey); ok {
-			if n, ok := m[s.n]; ok {
-				return scalarMapKey{n}
-			}
-		}
-		return k
-	}
-	if f.memoMap != nil {
-		old := f.memoMap
-		f.memoMap = make(map[any]any, len(old))
-		for k, v := range old {
-			f.memoMap[rekey(k)] = v
-		}
-		return
-	}
-	for i := range f.memoKV {
-		f.memoKV[i].key = rekey(f.memoKV[i].key)
-	}
 }

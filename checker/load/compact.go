@@ -19,10 +19,10 @@ import (
 
 // compactor hands out nodes and content slices from slabs; one per loading goroutine.
 type compactor struct {
-	nodes  []yaml.Node
-	ptrs   []*yaml.Node
-	bytes  []byte
-	starts []uint32
+	nodes  slab[yaml.Node]
+	ptrs   slab[*yaml.Node]
+	bytes  slab[byte]
+	starts slab[uint32]
 	// copies maps each node of the file being compacted to its copy, and made lists the
 	// copies in the order they were made (both reset per file).
 	copies map[*yaml.Node]*yaml.Node
@@ -37,60 +37,46 @@ type compactor struct {
 	strs []*string
 }
 
-// Slab sizes: past 32 KiB an allocation has spans of its own.
-const (
-	slabNodes = 512  // 76 KiB of nodes
-	slabPtrs  = 8192 // 64 KiB of content pointers
-	slabBytes = 256 << 10
-	slabLines = 16384 // 64 KiB of line starts
-)
+// slab hands out slices of blocks of size elements, one block after the other: a block past
+// 32 KiB has heap spans of its own, which no garbage shares. A request larger than an eighth
+// of a block gets its own allocation (it would waste the rest of a block).
+type slab[T any] struct {
+	block []T
+	size  int
+}
 
-// text returns a copy of b from the slabs; b itself when it is large enough to have spans of
-// its own.
+// take returns n elements, with capacity n: an append to them copies.
+func (s *slab[T]) take(n int) []T {
+	if n > s.size/8 {
+		return make([]T, n)
+	}
+	if cap(s.block)-len(s.block) < n {
+		s.block = make([]T, 0, s.size)
+	}
+	l := len(s.block)
+	s.block = s.block[:l+n]
+	return s.block[l : l+n : l+n]
+}
+
+// sizeSlabs sets the slabs' block sizes (each past 32 KiB) of a new compactor.
+func (c *compactor) sizeSlabs() {
+	if c.nodes.size == 0 {
+		c.nodes.size = 512 // 76 KiB of nodes
+		c.ptrs.size = 8192 // 64 KiB of content pointers
+		c.bytes.size = 256 << 10
+		c.starts.size = 16384 // 64 KiB of line starts
+	}
+}
+
+// text returns a copy of b from the slabs (b itself when it is large enough not to share
+// spans).
 func (c *compactor) text(b []byte) []byte {
-	if len(b) == 0 || len(b) > slabBytes/8 {
+	if len(b) == 0 || len(b) > c.bytes.size/8 {
 		return b
 	}
-	if cap(c.bytes)-len(c.bytes) < len(b) {
-		c.bytes = make([]byte, 0, slabBytes)
-	}
-	l := len(c.bytes)
-	c.bytes = append(c.bytes, b...)
-	return c.bytes[l : l+len(b) : l+len(b)]
-}
-
-// lineStarts returns n line starts from the slabs (for text.LineIndex.Move).
-func (c *compactor) lineStarts(n int) []uint32 {
-	if n > slabLines/8 {
-		return make([]uint32, n)
-	}
-	if cap(c.starts)-len(c.starts) < n {
-		c.starts = make([]uint32, 0, slabLines)
-	}
-	l := len(c.starts)
-	c.starts = c.starts[:l+n]
-	return c.starts[l : l+n : l+n]
-}
-
-func (c *compactor) node() *yaml.Node {
-	if len(c.nodes) == cap(c.nodes) {
-		c.nodes = make([]yaml.Node, 0, slabNodes)
-	}
-	c.nodes = c.nodes[:len(c.nodes)+1]
-	return &c.nodes[len(c.nodes)-1]
-}
-
-// content returns a slice of n pointers, capacity n: an append to it copies.
-func (c *compactor) content(n int) []*yaml.Node {
-	if n > slabPtrs/8 {
-		return make([]*yaml.Node, n)
-	}
-	if cap(c.ptrs)-len(c.ptrs) < n {
-		c.ptrs = make([]*yaml.Node, 0, slabPtrs)
-	}
-	l := len(c.ptrs)
-	c.ptrs = c.ptrs[:l+n]
-	return c.ptrs[l : l+n : l+n]
+	out := c.bytes.take(len(b))
+	copy(out, b)
+	return out
 }
 
 // copyNode returns n's copy, made once per node so that shared nodes and aliases stay shared.
@@ -101,12 +87,12 @@ func (c *compactor) copyNode(n *yaml.Node) *yaml.Node {
 	if m, ok := c.copies[n]; ok {
 		return m
 	}
-	m := c.node()
+	m := &c.nodes.take(1)[0]
 	*m = *n
 	c.copies[n] = m
 	c.made = append(c.made, m)
 	if n.Content != nil {
-		m.Content = c.content(len(n.Content))
+		m.Content = c.ptrs.take(len(n.Content))
 		for i, k := range n.Content {
 			m.Content[i] = c.copyNode(k)
 		}
@@ -116,8 +102,9 @@ func (c *compactor) copyNode(n *yaml.Node) *yaml.Node {
 }
 
 // compactFile copies the trees of f's documents (and of their embedded documents) into c's
-// slabs, with every node a document holds outside its tree (field issues, metric facts) and
-// the file's memoized scalar offset maps, which are keyed by node.
+// slabs, with every node a document holds outside its tree (field issues, metric facts). The
+// offset maps memoized on the file are keyed by where their scalars are written
+// (File.ScalarMap), so they serve the copies.
 func (c *compactor) compactFile(f *checker.File) {
 	if c == nil || f == nil {
 		return
@@ -125,6 +112,7 @@ func (c *compactor) compactFile(f *checker.File) {
 	if !c.small(f) {
 		return
 	}
+	c.sizeSlabs()
 	if c.copies == nil {
 		c.copies, c.files, c.seen, c.at = map[*yaml.Node]*yaml.Node{}, map[*checker.File]bool{}, map[*checker.Document]bool{}, map[string]int{}
 	}
@@ -162,13 +150,12 @@ func (c *compactor) compactFile(f *checker.File) {
 		doc(d)
 	}
 	for g := range files {
-		g.RemapNodes(c.copies)
 		if g.Content != nil && f.Redecode == nil {
 			// A file that can be decoded again keeps the text its recipe holds (setRedecode).
 			g.Content = c.text(g.Content)
 		}
 		if g.Lines != nil {
-			g.Lines.Move(g.Content, c.lineStarts)
+			g.Lines.Move(g.Content, c.starts.take)
 		}
 	}
 	c.compactStrings()

@@ -39,6 +39,19 @@ var knownTypes = map[typeKey]func() any{
 	{"batch", "CronJob"}:    func() any { return &batchv1.CronJob{} },
 }
 
+// knownTypes' object types, for decodesCleanly: found once, not by making an object for every
+// document.
+var knownTypeOf sync.Map // typeKey -> reflect.Type
+
+func knownType(key typeKey, mk func() any) reflect.Type {
+	if t, ok := knownTypeOf.Load(key); ok {
+		return t.(reflect.Type)
+	}
+	t := reflect.TypeOf(mk()).Elem()
+	knownTypeOf.Store(key, t)
+	return t
+}
+
 func groupOf(apiVersion string) string {
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
 		return apiVersion[:i]
@@ -52,19 +65,20 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 	if d.Node == nil || d.Node.Kind != yaml.MappingNode {
 		return nil
 	}
-	mk, ok := knownTypes[typeKey{groupOf(d.APIVersion), d.Kind}]
+	key := typeKey{groupOf(d.APIVersion), d.Kind}
+	mk, ok := knownTypes[key]
 	if !ok {
 		return nil
 	}
-	obj := mk()
 	templated := d.File.Templated || d.File.Outer().Templated
-	if !templated && !readTyped[d.Kind] && decodesCleanly(d.Node, reflect.TypeOf(obj).Elem()) {
+	if !templated && !readTyped[d.Kind] && decodesCleanly(d.Node, knownType(key, mk)) {
 		// Only a problem would be kept of this decoding, and there is none (decodecheck.go).
 		// Its field issues are not computed either: only KP002 reads them, of
 		// KubeProxyConfigurations, which are in readTyped; a rule that reads the field issues
 		// of another kind adds that kind to readTyped.
 		return nil
 	}
+	obj := mk()
 	raw, direct := []byte(nil), false
 	if !templated {
 		raw, direct = nodeJSON(d.Node)
