@@ -102,6 +102,13 @@ type memTracer struct {
 	phase atomic.Pointer[string]
 	done  chan struct{}
 	wg    sync.WaitGroup
+	// Owned by the goroutine that samples (the starting one takes the first sample, before
+	// the run goes on, so that the trace always begins in the load phase).
+	w         *bufio.Writer
+	samples   []metrics.Sample
+	peak      uint64
+	peakAt    time.Duration
+	peakPhase string
 }
 
 // curTrace is the run's tracer, for markPhase.
@@ -115,61 +122,59 @@ func markPhase(name string) {
 }
 
 func startMemTrace(out *os.File) *memTracer {
-	t := &memTracer{out: out, start: time.Now(), done: make(chan struct{})}
+	t := &memTracer{out: out, start: time.Now(), done: make(chan struct{}), w: bufio.NewWriter(out)}
 	load := "load"
 	t.phase.Store(&load)
+	t.samples = make([]metrics.Sample, len(memTraceMetrics))
+	for i, m := range memTraceMetrics {
+		t.samples[i].Name = m.name
+	}
+	fmt.Fprint(t.w, "seconds\tphase")
+	for _, m := range memTraceMetrics[2:] {
+		fmt.Fprintf(t.w, "\t%s_mib", m.column)
+	}
+	fmt.Fprint(t.w, "\tmapped_mib\n")
+	t.sample()
 	curTrace.Store(t)
 	t.wg.Add(1)
 	go t.run()
 	return t
 }
 
+// sample writes one row (the time, the phase, the memory classes) and keeps the peak.
+func (t *memTracer) sample() {
+	metrics.Read(t.samples)
+	at, phase := time.Since(t.start), *t.phase.Load()
+	v := make([]uint64, len(t.samples))
+	for i := range t.samples {
+		if t.samples[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = t.samples[i].Value.Uint64()
+		}
+	}
+	mapped := v[0] - v[1]
+	if mapped > t.peak {
+		t.peak, t.peakAt, t.peakPhase = mapped, at, phase
+	}
+	fmt.Fprintf(t.w, "%.3f\t%s", at.Seconds(), phase)
+	for _, x := range v[2:] {
+		fmt.Fprintf(t.w, "\t%.1f", float64(x)/(1<<20))
+	}
+	fmt.Fprintf(t.w, "\t%.1f\n", float64(mapped)/(1<<20))
+}
+
 func (t *memTracer) run() {
 	defer t.wg.Done()
-	w := bufio.NewWriter(t.out)
-	samples := make([]metrics.Sample, len(memTraceMetrics))
-	for i, m := range memTraceMetrics {
-		samples[i].Name = m.name
-	}
-	fmt.Fprint(w, "seconds\tphase")
-	for _, m := range memTraceMetrics[2:] {
-		fmt.Fprintf(w, "\t%s_mib", m.column)
-	}
-	fmt.Fprint(w, "\tmapped_mib\n")
-	var peak uint64
-	var peakAt time.Duration
-	var peakPhase string
-	sample := func() {
-		metrics.Read(samples)
-		at, phase := time.Since(t.start), *t.phase.Load()
-		v := make([]uint64, len(samples))
-		for i := range samples {
-			if samples[i].Value.Kind() == metrics.KindUint64 {
-				v[i] = samples[i].Value.Uint64()
-			}
-		}
-		mapped := v[0] - v[1]
-		if mapped > peak {
-			peak, peakAt, peakPhase = mapped, at, phase
-		}
-		fmt.Fprintf(w, "%.3f\t%s", at.Seconds(), phase)
-		for _, x := range v[2:] {
-			fmt.Fprintf(w, "\t%.1f", float64(x)/(1<<20))
-		}
-		fmt.Fprintf(w, "\t%.1f\n", float64(mapped)/(1<<20))
-	}
 	tick := time.NewTicker(memTraceEvery)
 	defer tick.Stop()
-	sample()
 	for {
 		select {
 		case <-t.done:
-			sample()
-			fmt.Fprintf(w, "# peak: %.1f MiB mapped at %.3f s (%s)\n", float64(peak)/(1<<20), peakAt.Seconds(), peakPhase)
-			_ = w.Flush()
+			t.sample()
+			fmt.Fprintf(t.w, "# peak: %.1f MiB mapped at %.3f s (%s)\n", float64(t.peak)/(1<<20), t.peakAt.Seconds(), t.peakPhase)
+			_ = t.w.Flush()
 			return
 		case <-tick.C:
-			sample()
+			t.sample()
 		}
 	}
 }
