@@ -258,9 +258,13 @@ func (b *Budget) Watch(every time.Duration) func() {
 	if b == nil || b.MaxMemory <= 0 {
 		return func() {}
 	}
+	// A lower soft limit already set (GOMEMLIMIT) is kept: it asks the collector to work
+	// harder than the budget does, and the budget still stops the run at its own cap.
+	prev := debug.SetMemoryLimit(-1)
 	limitNow := func() int64 { return max(b.MaxMemory-b.reserved.Load(), 64<<20) }
+	soft := func(l int64) int64 { return min(l, prev) }
 	limit := limitNow()
-	prev := debug.SetMemoryLimit(limit)
+	debug.SetMemoryLimit(soft(limit))
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -277,7 +281,7 @@ func (b *Budget) Watch(every time.Duration) func() {
 			}
 			if l := limitNow(); l != limit {
 				limit = l
-				debug.SetMemoryLimit(limit)
+				debug.SetMemoryLimit(soft(limit))
 			}
 			metrics.Read(sample)
 			if sample[0].Value.Kind() != metrics.KindUint64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,29 @@ func TestSize(t *testing.T) {
 	for n, want := range map[int64]string{100: "100 bytes", 2048: "2 KiB", 5 << 20: "5 MiB", 4 << 30: "4 GiB", 3 << 29: "1.5 GiB"} {
 		if got := Size(n); got != want {
 			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestWatchKeepsLowerSoftLimit: a soft memory limit below the budget (GOMEMLIMIT) stays in
+// force while the budget is watched, and a higher one gives way to the budget's; each is
+// restored afterwards.
+func TestWatchKeepsLowerSoftLimit(t *testing.T) {
+	orig := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(orig)
+	for _, c := range []struct{ before, max, want int64 }{
+		{before: 300 << 20, max: 4 << 30, want: 300 << 20},
+		{before: 8 << 30, max: 1 << 30, want: 1 << 30},
+	} {
+		debug.SetMemoryLimit(c.before)
+		b := &Budget{MaxMemory: c.max}
+		unwatch := b.Watch(time.Hour)
+		if got := debug.SetMemoryLimit(-1); got != c.want {
+			t.Errorf("soft limit %d, budget %d: watched with %d, want %d", c.before, c.max, got, c.want)
+		}
+		unwatch()
+		if got := debug.SetMemoryLimit(-1); got != c.before {
+			t.Errorf("soft limit %d: %d after watching", c.before, got)
 		}
 	}
 }
