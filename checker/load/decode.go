@@ -71,7 +71,7 @@ func decodeTyped(d *checker.Document) *checker.LoadProblem {
 		return nil
 	}
 	templated := d.File.Templated || d.File.Outer().Templated
-	if !templated && !readTyped[d.Kind] && decodesCleanly(d.Node, knownType(key, mk)) {
+	if !readTyped[d.Kind] && decodesCleanly(d.Node, knownType(key, mk), templated) {
 		// Only a problem would be kept of this decoding, and there is none (decodecheck.go).
 		// Its field issues are not computed either: only KP002 reads them, of
 		// KubeProxyConfigurations, which are in readTyped; a rule that reads the field issues

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 )
 
 // Typed decoding for problems only (issue 24). The kinds whose typed object no rule reads
@@ -23,12 +24,30 @@ import (
 // the decoding cannot fail; whenever it is unsure (an alias or merge key, a type with its
 // own decoder other than Quantity and IntOrString, a float where a number is not a float,
 // anything unusual) it answers false and the document is decoded as before, which reports
-// the problem as before. FuzzDecodesCleanly checks it against the decoder.
+// the problem as before. A template's documents are decoded without the values that hold a
+// placeholder (withoutPlaceholders): the walk skips those values as the decoding does.
+// FuzzDecodesCleanly checks it against the decoder, both ways.
 
 // decodesCleanly reports whether decoding n into a value of type t (nodeJSON, then
-// sigs.k8s.io/json) surely succeeds.
-func decodesCleanly(n *yaml.Node, t reflect.Type) bool {
-	return cleanValue(n, t, 0)
+// sigs.k8s.io/json) surely succeeds; for a template's document (templated), whether
+// decoding its generic form without the values that hold placeholders does
+// (withoutPlaceholders, then encoding/json and sigs.k8s.io/json: decodeTyped).
+func decodesCleanly(n *yaml.Node, t reflect.Type, templated bool) bool {
+	return cleaner{templated}.value(n, t, 0)
+}
+
+// cleaner walks a tree for decodesCleanly; templated skips the values withoutPlaceholders
+// drops.
+type cleaner struct{ templated bool }
+
+// dropped reports whether n is a mapping value or sequence item that withoutPlaceholders
+// leaves out of a template's document: a string holding a placeholder.
+func (c cleaner) dropped(n *yaml.Node) bool {
+	if !c.templated || n.Kind != yaml.ScalarNode {
+		return false
+	}
+	s, ok := checker.GenericScalar(n).(string)
+	return ok && text.HasPlaceholder(s)
 }
 
 var (
@@ -36,7 +55,7 @@ var (
 	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
 )
 
-func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
+func (c cleaner) value(n *yaml.Node, t reflect.Type, depth int) bool {
 	if depth > maxNodeJSONDepth/2 {
 		return false
 	}
@@ -77,7 +96,7 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 	case yaml.MappingNode:
 		switch t.Kind() {
 		case reflect.Interface:
-			return t.NumMethod() == 0 && cleanChildren(n, depth)
+			return t.NumMethod() == 0 && c.children(n, depth)
 		case reflect.Struct:
 			fields := jsonFields(t)
 			if fields == nil {
@@ -88,11 +107,14 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 				if mergeKey(k) || k.Kind == yaml.AliasNode {
 					return false
 				}
+				if c.dropped(val) {
+					continue
+				}
 				if ft, ok := fields[k.Value]; ok {
-					if !cleanValue(val, ft, depth+1) {
+					if !c.value(val, ft, depth+1) {
 						return false
 					}
-				} else if !cleanValue(val, reflect.TypeFor[any](), depth+1) {
+				} else if !c.value(val, reflect.TypeFor[any](), depth+1) {
 					return false // ignored by the decoder, but still written by nodeJSON
 				}
 			}
@@ -102,9 +124,11 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 				return false
 			}
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i]
-				if mergeKey(k) || k.Kind == yaml.AliasNode ||
-					!cleanValue(n.Content[i+1], t.Elem(), depth+1) {
+				k, val := n.Content[i], n.Content[i+1]
+				if mergeKey(k) || k.Kind == yaml.AliasNode {
+					return false
+				}
+				if !c.dropped(val) && !c.value(val, t.Elem(), depth+1) {
 					return false
 				}
 			}
@@ -114,13 +138,13 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 	case yaml.SequenceNode:
 		switch t.Kind() {
 		case reflect.Interface:
-			return t.NumMethod() == 0 && cleanChildren(n, depth)
+			return t.NumMethod() == 0 && c.children(n, depth)
 		case reflect.Slice:
 			if t.Elem().Kind() == reflect.Uint8 {
 				return false // []byte is base64 in JSON
 			}
-			for _, c := range n.Content {
-				if !cleanValue(c, t.Elem(), depth+1) {
+			for _, item := range n.Content {
+				if !c.dropped(item) && !c.value(item, t.Elem(), depth+1) {
 					return false
 				}
 			}
@@ -131,14 +155,18 @@ func cleanValue(n *yaml.Node, t reflect.Type, depth int) bool {
 	return cleanScalar(v, t)
 }
 
-// cleanChildren: any value of n's subtree decodes into an interface{} (what nodeJSON writes of
+// children: any value of n's subtree decodes into an interface{} (what nodeJSON writes of
 // it, aliases and merge keys aside).
-func cleanChildren(n *yaml.Node, depth int) bool {
-	for i, c := range n.Content {
-		if n.Kind == yaml.MappingNode && i%2 == 0 && (mergeKey(c) || c.Kind == yaml.AliasNode) {
+func (c cleaner) children(n *yaml.Node, depth int) bool {
+	for i, x := range n.Content {
+		key := n.Kind == yaml.MappingNode && i%2 == 0
+		if key && (mergeKey(x) || x.Kind == yaml.AliasNode) {
 			return false
 		}
-		if !cleanValue(c, reflect.TypeFor[any](), depth+1) {
+		if !key && c.dropped(x) {
+			continue
+		}
+		if !c.value(x, reflect.TypeFor[any](), depth+1) {
 			return false
 		}
 	}
@@ -214,7 +242,7 @@ func cleanQuantity(v any) bool {
 
 // jsonFields maps the JSON names of t's fields (embedded structs' promoted as encoding/json
 // promotes them: a shallower field wins) to their types; nil when t has a name given twice at
-// one depth, or an embedded pointer, which cleanValue leaves to the decoder.
+// one depth, or an embedded pointer, which the walk leaves to the decoder.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	if v, ok := jsonFieldCache.Load(t); ok {
 		return v.(map[string]reflect.Type)

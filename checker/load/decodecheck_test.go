@@ -1,12 +1,15 @@
 package load
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
 
 var decodeSeeds = []string{
@@ -53,6 +56,11 @@ spec:
 	"spec: {template: {spec: {containers: [{name: k, resources: {limits: {cpu: \"1\\t\"}}}]}}}\n",
 	"spec: {template: {spec: {containers: [{name: k, resources: {limits: {memory: 99999999999999999999}}}]}}}\n",
 	"kind: Job\nspec: {parallelism: 0x10, completions: 0o17, activeDeadlineSeconds: 1e3}\n",
+	// A template's document: the values holding placeholders are left out of its decoding.
+	"apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: '{{ .Values.replicas }}'\n  template: {spec: {containers: [{name: x, ports: [{containerPort: '{{ .Values.port }}'}], args: ['{{ .Values.a }}', b]}]}}\n",
+	"apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: '{{ .Values.replicas }}'\n  replicas: two\n",
+	"apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: two\n  replicas: '{{ .Values.replicas }}'\n",
+	"kind: Pod\nspec: {containers: ['{{ .Values.c }}', {name: c, resources: {limits: {cpu: '${CPU}'}}}], nodeSelector: {a: '$(B)', b: '2'}}\n",
 }
 
 // FuzzDecodesCleanly: decodesCleanly answers true only for trees that nodeJSON writes and
@@ -67,17 +75,28 @@ func FuzzDecodesCleanly(f *testing.F) {
 			return
 		}
 		n := doc.Content[0]
+		var templated []byte // what decodeTyped decodes of the tree in a template
+		if g, err := (&checker.Document{Node: n, File: &checker.File{}}).GenericUncached(); err == nil {
+			templated, _ = json.Marshal(withoutPlaceholders(g))
+		}
 		for _, mk := range knownTypes {
 			typ := reflect.TypeOf(mk()).Elem()
-			if !decodesCleanly(n, typ) {
-				continue
+			if decodesCleanly(n, typ, false) {
+				raw, ok := nodeJSON(n)
+				if !ok {
+					t.Fatalf("%s: decodesCleanly, but nodeJSON leaves the tree to the generic path:\n%s", typ, src)
+				}
+				if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, reflect.New(typ).Interface()); err != nil {
+					t.Fatalf("%s: decodesCleanly, but decoding fails: %v\n%s", typ, err, src)
+				}
 			}
-			raw, ok := nodeJSON(n)
-			if !ok {
-				t.Fatalf("%s: decodesCleanly, but nodeJSON leaves the tree to the generic path:\n%s", typ, src)
-			}
-			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, reflect.New(typ).Interface()); err != nil {
-				t.Fatalf("%s: decodesCleanly, but decoding fails: %v\n%s", typ, err, src)
+			if decodesCleanly(n, typ, true) {
+				if templated == nil {
+					t.Fatalf("%s: decodesCleanly in a template, but the generic form cannot be written:\n%s", typ, src)
+				}
+				if err := kjson.UnmarshalCaseSensitivePreserveInts(templated, reflect.New(typ).Interface()); err != nil {
+					t.Fatalf("%s: decodesCleanly in a template, but decoding fails: %v\n%s", typ, err, src)
+				}
 			}
 		}
 	})
@@ -91,7 +110,7 @@ func TestDecodesCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	dep := reflect.TypeOf(knownTypes[typeKey{"apps", "Deployment"}]()).Elem()
-	if !decodesCleanly(doc.Content[0], dep) {
+	if !decodesCleanly(doc.Content[0], dep, false) || !decodesCleanly(doc.Content[0], dep, true) {
 		t.Error("a usual Deployment is not recognised as decoding")
 	}
 	for _, src := range decodeSeeds[1:7] {
@@ -99,8 +118,27 @@ func TestDecodesCleanly(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(src), &d); err != nil {
 			t.Fatal(err)
 		}
-		if decodesCleanly(d.Content[0], dep) {
+		if decodesCleanly(d.Content[0], dep, false) || decodesCleanly(d.Content[0], dep, true) {
 			t.Errorf("a Deployment that does not decode passes:\n%s", strings.TrimSpace(src))
+		}
+	}
+	// In a template, the values that hold placeholders are not decoded (withoutPlaceholders);
+	// outside one they are, and a placeholder is no number.
+	for i, src := range decodeSeeds[len(decodeSeeds)-4:] {
+		var d yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &d); err != nil {
+			t.Fatal(err)
+		}
+		typ := reflect.TypeOf(knownTypes[typeKey{"apps", "Deployment"}]()).Elem()
+		if i == 3 {
+			typ = reflect.TypeOf(knownTypes[typeKey{"", "Pod"}]()).Elem()
+		}
+		want := i == 0 || i == 3 // the last value of a repeated key is the one decoded
+		if got := decodesCleanly(d.Content[0], typ, true); got != want {
+			t.Errorf("in a template: decodesCleanly = %v, want %v:\n%s", got, want, strings.TrimSpace(src))
+		}
+		if decodesCleanly(d.Content[0], typ, false) {
+			t.Errorf("outside a template, a placeholder passes as a number:\n%s", strings.TrimSpace(src))
 		}
 	}
 }
