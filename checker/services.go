@@ -25,6 +25,84 @@ type NodePort struct {
 	// Port is the declared nodePort, 0 when the API server allocates it.
 	Port     int
 	Protocol string
+	// Pos and End locate Path's value, or the Service's kind when Path is not written.
+	Pos, End Position
+}
+
+// ServiceFacts are what the rules and the Rego data read of a Service that opens node ports:
+// the loader takes them from its typed object and tree (checker/load/facts.go) and keeps of
+// the document its header and metadata only.
+type ServiceFacts struct {
+	// NodePorts are the Service's entries of Workspace.NodePorts, without Service.
+	NodePorts []NodePort
+	// Type is spec.type as written ("" when unset); Ports are its ports that open a node
+	// port, as Document.ServicePorts gives them.
+	Type  string
+	Ports []ServicePort
+}
+
+// ServicePort is a Service port that opens a node port, as the Rego data shows it.
+type ServicePort struct {
+	Name     string
+	Port     int64
+	NodePort int64
+	// Protocol is as written, TCP when it is not.
+	Protocol string
+	// Pos and End locate its nodePort key (its port item when no nodePort is written); zero
+	// when unknown.
+	Pos, End Position
+}
+
+// ServiceFactsOf extracts the facts of Service document d (ServiceFacts) from its typed
+// object and tree, positions included.
+func ServiceFactsOf(d *Document) *ServiceFacts {
+	sf := &ServiceFacts{}
+	if svc, ok := d.Object.(*corev1.Service); ok {
+		sf.NodePorts = nodePortsOf(d, svc)
+		for i := range sf.NodePorts {
+			sf.NodePorts[i].Service = nil
+		}
+	}
+	sf.Type, sf.Ports = d.ServicePorts()
+	return sf
+}
+
+// ServicePorts returns spec.type of Service d as written ("" when unset) and its ports that
+// open a node port (all of a NodePort or LoadBalancer Service's, and those that set one),
+// from its facts when the loader kept them, else from its tree.
+func (d *Document) ServicePorts() (string, []ServicePort) {
+	if d.Service != nil {
+		return d.Service.Type, d.Service.Ports
+	}
+	typ := d.Str(P("spec", "type"))
+	_, ports := d.Lookup(P("spec", "ports"))
+	if ports == nil || ports.Kind != yaml.SequenceNode {
+		return typ, nil
+	}
+	opens := typ == "NodePort" || typ == "LoadBalancer"
+	var out []ServicePort
+	for i := range ports.Content {
+		p := P("spec", "ports", i)
+		np, _ := strconv.ParseInt(d.Str(p.Append("nodePort")), 10, 64)
+		if !opens && np == 0 {
+			continue
+		}
+		port, _ := strconv.ParseInt(d.Str(p.Append("port")), 10, 64)
+		proto := d.Str(p.Append("protocol"))
+		if proto == "" {
+			proto = "TCP"
+		}
+		sp := ServicePort{Name: d.Str(p.Append("name")), Port: port, NodePort: np, Protocol: proto}
+		at := p.Append("nodePort")
+		if !d.Has(at) {
+			at = p
+		}
+		if pos, end, ok := d.KeyPos(at); ok {
+			sp.Pos, sp.End = pos, end
+		}
+		out = append(out, sp)
+	}
+	return typ, out
 }
 
 // Label names the Service for messages: "Service default/web".
@@ -41,31 +119,47 @@ func (np NodePort) Label() string {
 func (ws *Workspace) NodePorts() []NodePort {
 	var out []NodePort
 	for _, d := range ws.Docs {
-		svc, ok := d.Object.(*corev1.Service)
-		if !ok {
+		if d.Service != nil {
+			for _, np := range d.Service.NodePorts {
+				np.Service = d
+				out = append(out, np)
+			}
 			continue
 		}
-		t := svc.Spec.Type
-		switch t {
-		case corev1.ServiceTypeNodePort:
-		case corev1.ServiceTypeLoadBalancer:
-			if a := svc.Spec.AllocateLoadBalancerNodePorts; a != nil && !*a {
-				continue
-			}
-		default:
-			continue
+		if svc, ok := d.Object.(*corev1.Service); ok {
+			out = append(out, nodePortsOf(d, svc)...)
 		}
-		for i, p := range svc.Spec.Ports {
-			np := NodePort{Service: d, Type: string(t), Port: int(p.NodePort), Protocol: string(p.Protocol)}
-			if np.Protocol == "" {
-				np.Protocol = "TCP"
-			}
-			np.Path = P("spec", "ports", i, "nodePort")
-			if p.NodePort == 0 {
-				np.Path = P("spec", "ports", i)
-			}
-			out = append(out, np)
+	}
+	return out
+}
+
+// nodePortsOf returns the node ports of Service document d, whose typed object is svc.
+func nodePortsOf(d *Document, svc *corev1.Service) []NodePort {
+	t := svc.Spec.Type
+	switch t {
+	case corev1.ServiceTypeNodePort:
+	case corev1.ServiceTypeLoadBalancer:
+		if a := svc.Spec.AllocateLoadBalancerNodePorts; a != nil && !*a {
+			return nil
 		}
+	default:
+		return nil
+	}
+	var out []NodePort
+	for i, p := range svc.Spec.Ports {
+		np := NodePort{Service: d, Type: string(t), Port: int(p.NodePort), Protocol: string(p.Protocol)}
+		if np.Protocol == "" {
+			np.Protocol = "TCP"
+		}
+		np.Path = P("spec", "ports", i, "nodePort")
+		if p.NodePort == 0 {
+			np.Path = P("spec", "ports", i)
+		}
+		var ok bool
+		if np.Pos, np.End, ok = d.ValuePos(np.Path); !ok {
+			np.Pos, np.End = d.KindPos()
+		}
+		out = append(out, np)
 	}
 	return out
 }

@@ -417,6 +417,11 @@ type Document struct {
 	// FindRuleGroups and DashboardQueries return them.
 	Metrics *MetricFacts
 
+	// Service, when set, are the node-port facts of a Service, extracted by the loader, which
+	// then kept of its tree the header and metadata only (checker/load/facts.go):
+	// Workspace.NodePorts and ServicePorts return them.
+	Service *ServiceFacts
+
 	// generic caches Generic(); see generic.go.
 	generic genericCache
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/resolver"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -710,35 +709,13 @@ func (c *viewCtx) view() *View {
 }
 
 func (c *viewCtx) serviceView(d *checker.Document) ServiceView {
-	sv := ServiceView{Doc: c.docRef(d), Type: d.Str(checker.P("spec", "type")), NodePorts: []NodePortPort{}}
+	typ, ports := d.ServicePorts()
+	sv := ServiceView{Doc: c.docRef(d), Type: typ, NodePorts: []NodePortPort{}}
 	if sv.Type == "" {
 		sv.Type = "ClusterIP"
 	}
-	_, ports := d.Lookup(checker.P("spec", "ports"))
-	if ports == nil || ports.Kind != yaml.SequenceNode {
-		return sv
-	}
-	opens := sv.Type == "NodePort" || sv.Type == "LoadBalancer"
-	for i := range ports.Content {
-		p := checker.P("spec", "ports", i)
-		np, _ := strconv.ParseInt(d.Str(p.Append("nodePort")), 10, 64)
-		if !opens && np == 0 {
-			continue
-		}
-		port, _ := strconv.ParseInt(d.Str(p.Append("port")), 10, 64)
-		proto := d.Str(p.Append("protocol"))
-		if proto == "" {
-			proto = "TCP"
-		}
-		pp := NodePortPort{Name: d.Str(p.Append("name")), Port: port, NodePort: np, Protocol: proto}
-		at := p.Append("nodePort")
-		if !d.Has(at) {
-			at = p
-		}
-		if pos, end, ok := d.KeyPos(at); ok {
-			pp.Location = loc(pos, end)
-		}
-		sv.NodePorts = append(sv.NodePorts, pp)
+	for _, p := range ports {
+		sv.NodePorts = append(sv.NodePorts, NodePortPort{Name: p.Name, Port: p.Port, NodePort: p.NodePort, Protocol: p.Protocol, Location: loc(p.Pos, p.End)})
 	}
 	return sv
 }

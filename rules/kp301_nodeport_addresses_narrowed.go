@@ -120,11 +120,7 @@ func runKP301(p *checker.Pass) error {
 
 // nodePortRelated describes a Service port with a NodePort as a related location.
 func nodePortRelated(np checker.NodePort) checker.Related {
-	d := np.Service
-	pos, end, ok := d.ValuePos(np.Path)
-	if !ok {
-		pos, end = d.KindPos()
-	}
+	pos, end := np.Pos, np.End
 	msg := fmt.Sprintf("%s (type %s) allocates a NodePort", np.Label(), np.Type)
 	if np.Port != 0 {
 		msg = fmt.Sprintf("%s (type %s) uses NodePort %d", np.Label(), np.Type, np.Port)

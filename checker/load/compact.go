@@ -142,6 +142,16 @@ func (c *compactor) compactFile(f *checker.File) {
 				m.Queries[i].Node = c.copyNode(m.Queries[i].Node)
 			}
 		}
+		if sf := d.Service; sf != nil {
+			c.strs = append(c.strs, &sf.Type)
+			for i := range sf.NodePorts {
+				np := &sf.NodePorts[i]
+				c.strs = append(c.strs, &np.Type, &np.Protocol) // Path's are constants
+			}
+			for i := range sf.Ports {
+				c.strs = append(c.strs, &sf.Ports[i].Name, &sf.Ports[i].Protocol)
+			}
+		}
 		for _, e := range d.Embedded {
 			doc(e)
 		}

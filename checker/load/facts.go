@@ -249,18 +249,15 @@ func keepWorkloadFacts(f *checker.File) {
 // rules read only their node ports: checker.Workspace.NodePorts (from the typed object, with
 // the nodePort keys' positions) and the Rego data's services (spec.type and each port's
 // name, port, nodePort and protocol). A Service that names none of pruneKeep's words and no
-// template placeholder keeps of its spec only those fields, the same nodes, and its
-// top-level keys and metadataFacts; selectors, cluster IPs, target ports and the like are
-// dropped. A Service that opens no node port (its type is neither NodePort nor LoadBalancer
+// template placeholder and opens a node port keeps those as Go values
+// (checker.ServiceFacts, positions resolved), and of its tree its top-level keys with spec
+// emptied, and metadataFacts; no typed object. A Service that opens no node port (its type is neither NodePort nor LoadBalancer
 // and no port sets a nodePort) keeps only its type, which is all the Rego data shows of it,
 // and no typed object; one of type ClusterIP (written or not: the data shows ClusterIP
 // either way) is pruned to its header.
 
-// serviceSpecFacts and servicePortFacts are the fields of a Service the rules read.
-var (
-	serviceSpecFacts = []string{"type", "allocateLoadBalancerNodePorts"}
-	servicePortFacts = []string{"name", "port", "nodePort", "protocol"}
-)
+// serviceSpecFacts are the fields a Service that opens no node port keeps.
+var serviceSpecFacts = []string{"type", "allocateLoadBalancerNodePorts"}
 
 // keepServiceFacts reduces the Services of f to their node port facts (see above).
 func keepServiceFacts(f *checker.File) {
@@ -287,14 +284,19 @@ func keepServiceFacts(f *checker.File) {
 				continue
 			}
 		}
-		if _, ports := d.Lookup(checker.P("spec", "ports")); opens && ports != nil && ports.Kind == yaml.SequenceNode {
-			for k := range ports.Content {
-				for _, field := range servicePortFacts {
-					root.leaf(checker.P("spec", "ports", k, field))
-				}
+		if opens {
+			// Its facts, from the whole tree and the typed object, positions included; then
+			// its tree keeps the header and metadata (spec reduced to an empty mapping).
+			facts := checker.ServiceFactsOf(d)
+			meta := &factTrie{}
+			meta.metadataFacts()
+			meta.kids["spec"] = &factTrie{}
+			if reduceTo(d, meta) {
+				d.Service, d.Object = facts, nil
 			}
+			continue
 		}
-		if reduceTo(d, root) && !opens {
+		if reduceTo(d, root) {
 			d.Object = nil // NodePorts reads the typed object: this one opens none
 		}
 	}

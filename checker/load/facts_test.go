@@ -1,6 +1,7 @@
 package load
 
 import (
+	"reflect"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -259,9 +260,10 @@ spec:
 	}
 }
 
-// TestKeepServiceFacts: a Service keeps its type and its ports' name, port, nodePort and
-// protocol, the same nodes, and drops the rest of its spec; one that names a word of
-// pruneKeep keeps its whole tree.
+// TestKeepServiceFacts: a Service that opens a node port keeps its facts as Go values (what
+// NodePorts and the Rego data read of it, the same values and positions as its whole tree
+// and typed object give) and of its tree its header and metadata; one that names a word of
+// pruneKeep keeps its whole tree and typed object.
 func TestKeepServiceFacts(t *testing.T) {
 	const svc = `apiVersion: v1
 kind: Service
@@ -275,6 +277,9 @@ spec:
     port: 80
     targetPort: 8080
     nodePort: 30080
+  - name: https
+    port: 443
+    protocol: TCP
 `
 	for _, tt := range []struct {
 		name, src string
@@ -284,33 +289,52 @@ spec:
 		{"a word", svc + "  externalIPs: [127.0.0.2]\n", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			whole := Bytes("s.yaml", []byte(tt.src), nil).Docs[0]
+			whole, wprobs := readAndParse(t.Context(), input{name: "s.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
 			f, probs := readAndParse(t.Context(), input{name: "s.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
-			if len(probs) > 0 || f == nil {
-				t.Fatalf("load: %v", probs)
+			if len(probs)+len(wprobs) > 0 || f == nil || whole == nil {
+				t.Fatalf("load: %v %v", probs, wprobs)
 			}
 			prune(f)
-			d := f.Docs[0]
-			for _, p := range []checker.Path{checker.P("metadata", "name"), checker.P("spec", "type"), checker.P("spec", "ports", 0, "name"), checker.P("spec", "ports", 0, "nodePort")} {
-				_, a := d.Lookup(p)
-				_, b := whole.Lookup(p)
-				if a == nil || b == nil || a.Value != b.Value || a.Line != b.Line || a.Column != b.Column {
-					t.Errorf("%s: not kept as it was", p)
-				}
+			d, w := f.Docs[0], whole.Docs[0]
+			if got := (d.Service != nil && d.Object == nil); got != tt.reduced {
+				t.Fatalf("facts kept = %v (typed object %v), want %v", d.Service != nil, d.Object != nil, tt.reduced)
 			}
-			for _, p := range []checker.Path{checker.P("spec", "selector"), checker.P("spec", "ports", 0, "targetPort")} {
+			nodePorts := func(d *checker.Document) []checker.NodePort {
+				nps := (&checker.Workspace{Docs: []*checker.Document{d}}).NodePorts()
+				for i := range nps {
+					if nps[i].Service != d {
+						t.Errorf("node port %d: Service %p, want %p", i, nps[i].Service, d)
+					}
+					nps[i].Service = nil
+				}
+				return nps
+			}
+			if got, want := nodePorts(d), nodePorts(w); len(want) != 2 || !reflect.DeepEqual(got, want) {
+				t.Errorf("NodePorts:\n got %+v\nwant %+v", got, want)
+			}
+			gt, gp := d.ServicePorts()
+			wt, wp := w.ServicePorts()
+			if gt != wt || len(wp) != 2 || !reflect.DeepEqual(gp, wp) {
+				t.Errorf("ServicePorts:\n got %q %+v\nwant %q %+v", gt, gp, wt, wp)
+			}
+			if wp[0].Pos.Line != 12 || wp[1].Pos.Line != 13 {
+				t.Errorf("ports located at lines %d and %d, want 12 and 13", wp[0].Pos.Line, wp[1].Pos.Line)
+			}
+			_, a := d.Lookup(checker.P("metadata", "name"))
+			_, b := w.Lookup(checker.P("metadata", "name"))
+			if a == nil || a.Value != b.Value || a.Line != b.Line || a.Column != b.Column {
+				t.Error("metadata.name: not kept as it was")
+			}
+			for _, p := range []checker.Path{checker.P("spec", "type"), checker.P("spec", "selector"), checker.P("spec", "ports")} {
 				if d.Has(p) == tt.reduced {
 					t.Errorf("%s: present %v, want %v", p, d.Has(p), !tt.reduced)
 				}
 			}
-			if d.Object == nil {
-				t.Error("the Service's typed object is gone")
-			}
 		})
 	}
 	// A Service that opens no node port keeps its type and no typed object, and one of type
-	// ClusterIP only its header; one that sets a nodePort on a ClusterIP port keeps its ports
-	// and object (the Rego data shows them).
+	// ClusterIP only its header; one that sets a nodePort on a ClusterIP port keeps its facts
+	// (the Rego data shows them).
 	const cluster = "apiVersion: v1\nkind: Service\nmetadata:\n  name: api\nspec:\n  selector: {app: api}\n  ports:\n  - {name: http, port: 80}\n"
 	for _, tt := range []struct {
 		name, src     string
@@ -329,11 +353,11 @@ spec:
 			}
 			prune(f)
 			d := f.Docs[0]
-			if got := d.Has(checker.P("spec", "ports", 0, "port")); got != tt.opens {
-				t.Errorf("ports kept = %v, want %v", got, tt.opens)
+			if _, ports := d.ServicePorts(); (len(ports) > 0) != tt.opens || (d.Service != nil) != tt.opens {
+				t.Errorf("ports %v (facts %v), want them: %v", ports, d.Service != nil, tt.opens)
 			}
-			if got := d.Object != nil; got != tt.opens {
-				t.Errorf("typed object kept = %v, want %v", got, tt.opens)
+			if d.Object != nil || d.Has(checker.P("spec", "ports")) {
+				t.Error("the typed object or the ports' nodes are kept")
 			}
 			if d.Pruned != tt.pruned {
 				t.Errorf("pruned = %v, want %v", d.Pruned, tt.pruned)

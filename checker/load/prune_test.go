@@ -67,8 +67,14 @@ spec:
 		if web.Pruned == keep {
 			t.Errorf("KeepTrees=%v: web pruned=%v", keep, web.Pruned)
 		}
-		if _, spec := agent.Lookup([]string{"spec", "template", "spec", "hostNetwork"}); agent.Pruned || svc.Pruned || spec == nil || svc.Object == nil {
-			t.Errorf("KeepTrees=%v: the host-network Deployment and the Service must keep their trees, the Service its object", keep)
+		if _, spec := agent.Lookup([]string{"spec", "template", "spec", "hostNetwork"}); agent.Pruned || svc.Pruned || spec == nil {
+			t.Errorf("KeepTrees=%v: the host-network Deployment and the Service must keep their trees", keep)
+		}
+		if nps := ws.NodePorts(); len(nps) != 1 || nps[0].Port != 30080 || nps[0].Pos.Line != 34 {
+			t.Errorf("KeepTrees=%v: node ports %+v, want 30080 at line 34", keep, nps)
+		}
+		if keep && (svc.Object == nil || svc.Service != nil) || !keep && (svc.Object != nil || svc.Service == nil) {
+			t.Errorf("KeepTrees=%v: the Service keeps its typed object %v, its facts %v", keep, svc.Object != nil, svc.Service != nil)
 		}
 		if agent.Object != nil {
 			// No rule reads a Deployment's typed object (decode.go, readTyped).
