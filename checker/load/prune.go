@@ -120,10 +120,10 @@ func prune(f *checker.File) {
 // is, below, when it can be read again). The line index goes too, since it
 // holds the content (columns count code points on lines with multi-byte characters).
 //
-// A file whose documents are all headers or metric facts (dashboards, alert rules) lets its
-// text go too when it can be read again (a file on disk: in.abs) and holds no suppression
-// comment: findings point into its queries, whose offset maps are made before the text goes
-// (keepQueryOffsets), its line index keeps positions only (text.LineIndex.Release, when every
+// A file whose documents are all headers, metric facts (dashboards, alert rules) or Service
+// facts lets its text go too when it can be read again (a file on disk: in.abs) and holds no
+// suppression comment: findings point into its queries, whose offset maps are made before
+// the text goes (keepQueryOffsets), Service facts hold their positions, its line index keeps positions only (text.LineIndex.Release, when every
 // line holds single-byte characters), and what needs the text after loading (fix checks,
 // snippets, line hashes, the fixer) reads it again with checker.File.Text, which checks that
 // it did not change. in is where f was read from. The masked copy's text goes first
@@ -135,7 +135,7 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	}
 	headers := true
 	for _, d := range f.Docs {
-		if len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) || !d.Pruned && d.Metrics == nil {
+		if len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) || !d.Pruned && d.Metrics == nil && d.Service == nil {
 			return
 		}
 		headers = headers && d.Pruned
