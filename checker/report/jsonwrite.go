@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -16,8 +17,10 @@ import (
 // benchmark corpus 133 MB were allocated to write a 14 MB report, after the rules, when the
 // heap is largest: the run's peak). writeJSON writes the big arrays (jsonArray) element by
 // element into the output instead, each element encoded and indented on its own, byte for
-// byte what encoding the whole value gives (TestWriteJSONSameBytes), and holds the output in
-// fixed-size chunks until it is complete, so that a failed encoding still writes nothing.
+// byte what encoding the whole value gives (TestWriteJSONSameBytes). So that a failed
+// encoding still writes nothing, every element is encoded once before anything is written
+// and again as it is written: holding the output until it was complete (14 MB at 20,000
+// files) was the run's last allocation, where its memory peaked (issue 24).
 
 // jsonArray is a JSON array that writeJSON writes element by element. It encodes and decodes
 // as the array of its Items (null when Items is nil) everywhere else.
@@ -74,7 +77,7 @@ func (s *jsonSplicer) add(n int, elem func(i int) any) []byte {
 }
 
 // writeJSON encodes v indented by two spaces, without HTML escaping, with a final newline,
-// and writes it once it is completely encoded, so a failed encoding writes nothing. The
+// and writes it once every element is known to encode, so a failed encoding writes nothing. The
 // jsonArray values in v (itself, its fields, and the elements of small slices of structs, to
 // a few levels) are written element by element (see above).
 func writeJSON(w io.Writer, v any) error {
@@ -89,9 +92,19 @@ func writeJSON(w io.Writer, v any) error {
 	if err := newJSONEncoder(&skel, "").Encode(cp.Interface()); err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}
-	out := &chunkWriter{}
-	rest := skel.Bytes()
+	// Every element encodes (what can fail is found before anything is written).
 	var elem bytes.Buffer
+	for _, a := range sp.arrays {
+		enc := newJSONEncoder(&elem, "")
+		for j := range a.n {
+			elem.Reset()
+			if err := enc.Encode(a.elem(j)); err != nil {
+				return fmt.Errorf("encode report: %w", err)
+			}
+		}
+	}
+	out := bufio.NewWriterSize(w, jsonBufferSize)
+	rest := skel.Bytes()
 	for k, a := range sp.arrays {
 		m := sp.marker(k)
 		i := bytes.Index(rest, m)
@@ -100,34 +113,35 @@ func writeJSON(w io.Writer, v any) error {
 		}
 		line := rest[bytes.LastIndexByte(rest[:i], '\n')+1 : i]
 		indent := line[:len(line)-len(bytes.TrimLeft(line, " "))]
-		out.Write(rest[:i])
+		_, _ = out.Write(rest[:i])
 		rest = rest[i+len(m):]
 		inner := string(indent) + "  "
 		enc := newJSONEncoder(&elem, inner)
-		out.WriteString("[\n")
+		_, _ = out.WriteString("[\n")
 		for j := range a.n {
 			elem.Reset()
 			if err := enc.Encode(a.elem(j)); err != nil {
 				return fmt.Errorf("encode report: %w", err)
 			}
-			out.WriteString(inner)
-			out.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+			_, _ = out.WriteString(inner)
+			_, _ = out.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
 			if j < a.n-1 {
-				out.WriteString(",")
+				_, _ = out.WriteString(",")
 			}
-			out.WriteString("\n")
+			_, _ = out.WriteString("\n")
 		}
-		out.Write(indent)
-		out.WriteString("]")
+		_, _ = out.Write(indent)
+		_, _ = out.WriteString("]")
 	}
-	out.Write(rest)
-	for _, c := range out.chunks {
-		if _, err := w.Write(c); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
+	_, _ = out.Write(rest)
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
 }
+
+// jsonBufferSize is how much of a JSON report is written at once.
+const jsonBufferSize = 64 << 10
 
 // newJSONEncoder returns an encoder without HTML escaping that indents by two spaces after
 // prefix.
@@ -177,25 +191,3 @@ func bindSplicers(v reflect.Value, sp *jsonSplicer, depth int) {
 		}
 	}
 }
-
-// chunkWriter holds what is written in chunks, of 4 KiB doubling up to jsonChunkSize (a small
-// report allocates little): a large output is not copied as a growing buffer would copy it.
-type chunkWriter struct{ chunks [][]byte }
-
-const jsonChunkSize = 64 << 10
-
-func (c *chunkWriter) Write(b []byte) {
-	for len(b) > 0 {
-		n := len(c.chunks)
-		if n == 0 || len(c.chunks[n-1]) == cap(c.chunks[n-1]) {
-			c.chunks = append(c.chunks, make([]byte, 0, min(jsonChunkSize, 4<<10<<min(n, 4))))
-			n++
-		}
-		last := c.chunks[n-1]
-		k := min(len(b), cap(last)-len(last))
-		c.chunks[n-1] = append(last, b[:k]...)
-		b = b[k:]
-	}
-}
-
-func (c *chunkWriter) WriteString(s string) { c.Write([]byte(s)) }

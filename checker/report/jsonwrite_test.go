@@ -74,20 +74,76 @@ func TestWriteJSONSameBytes(t *testing.T) {
 	}
 }
 
-// TestWriteJSONLarge: an array larger than a chunk is written whole and in order.
+// TestWriteJSONLarge: an array larger than the write buffer is written whole and in order,
+// as it is encoded (in writes of at most the buffer's size), not held until it is complete.
 func TestWriteJSONLarge(t *testing.T) {
 	items := make([]spliceItem, 5000)
 	for i := range items {
 		items[i] = spliceItem{Name: strings.Repeat("n", i%97), Tags: []string{"t"}}
 	}
 	v := spliceLog{Runs: []spliceRun{{Items: jsonArray[spliceItem]{Items: items}}}}
-	var got bytes.Buffer
-	if err := writeJSON(&got, v); err != nil {
+	got := &writeSizes{}
+	if err := writeJSON(got, v); err != nil {
 		t.Fatal(err)
 	}
-	if got.Len() <= jsonChunkSize || !bytes.Equal(got.Bytes(), referenceJSON(t, v)) {
+	if got.Len() <= jsonBufferSize || !bytes.Equal(got.Bytes(), referenceJSON(t, v)) {
 		t.Errorf("a %d-byte report differs from the whole value's encoding", got.Len())
 	}
+	if got.largest > jsonBufferSize || got.writes < got.Len()/jsonBufferSize {
+		t.Errorf("a %d-byte report written in %d writes of up to %d bytes: held, not streamed", got.Len(), got.writes, got.largest)
+	}
+}
+
+// TestWriteJSONStreams: the report is written while its elements are encoded, not held
+// until it is complete (issue 24: 14 MB at 20,000 files, the run's last allocation).
+func TestWriteJSONStreams(t *testing.T) {
+	items := make([]countedElem, 20000)
+	encoded = 0
+	w := &firstWrite{}
+	if err := writeJSON(w, struct {
+		A jsonArray[countedElem] `json:"a"`
+	}{A: jsonArray[countedElem]{Items: items}}); err != nil {
+		t.Fatal(err)
+	}
+	if w.at < 0 || w.at >= encoded {
+		t.Errorf("first write after %d of %d encodings: the report was held until it was complete", w.at, encoded)
+	}
+}
+
+// countedElem counts its encodings (encoded).
+type countedElem struct{}
+
+var encoded int
+
+func (countedElem) MarshalJSON() ([]byte, error) {
+	encoded++
+	return []byte(`"an element of a report"`), nil
+}
+
+// firstWrite records how many elements were encoded (encoded) when it was first written to.
+type firstWrite struct {
+	bytes.Buffer
+	at   int
+	seen bool
+}
+
+func (w *firstWrite) Write(b []byte) (int, error) {
+	if !w.seen {
+		w.seen, w.at = true, encoded
+	}
+	return w.Buffer.Write(b)
+}
+
+// writeSizes is a bytes.Buffer that counts its writes and their largest size.
+type writeSizes struct {
+	bytes.Buffer
+	writes, largest int
+}
+
+func (w *writeSizes) Write(b []byte) (int, error) {
+	w.writes++
+	w.largest = max(w.largest, len(b))
+	return w.Buffer.Write(b)
 }
 
 type failingElem struct{}
