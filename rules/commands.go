@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 
@@ -147,17 +148,28 @@ func kp4ScriptKube(s *shell.Script) bool {
 	return false
 }
 
+// The words of the files that KP401 and KP402 lex (kp4ForEachCommand's needles), and both
+// sets, by which a script's lexing is shared (scriptFor).
+var (
+	kp401Needles = []string{"KUBE-"}
+	kp402Needles = []string{"kube-ipvs0", "ipvsadm", "KUBE-"}
+	kp4Needles   = [][]string{kp401Needles, kp402Needles}
+)
+
+// hasNeedle reports whether b holds one of needles.
+func hasNeedle(b []byte, needles []string) bool {
+	for _, n := range needles {
+		if bytes.Contains(b, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
 // kp4ForEachCommand calls fn for every command of the workspace, in the files that contain
 // one of needles (a cheap byte search first, so most files are never lexed).
 func kp4ForEachCommand(ws *checker.Workspace, needles []string, fn func(v *kp4CmdVisit)) {
-	has := func(b []byte) bool {
-		for _, n := range needles {
-			if bytes.Contains(b, []byte(n)) {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(b []byte) bool { return hasNeedle(b, needles) }
 	for _, f := range ws.Files {
 		if f.Format != checker.FormatText || !has(f.Content) {
 			continue
@@ -166,7 +178,7 @@ func kp4ForEachCommand(ws *checker.Workspace, needles []string, fn func(v *kp4Cm
 		if d == shell.DialectNone || d == shell.DialectFlags {
 			continue
 		}
-		s := scriptOf(f, d)
+		s, done := scriptFor(f, d)
 		kube := kp4ScriptKube(s)
 		ff := f
 		kp4VisitScript(s, kube, nil, nil, func(w shell.Word, a, b int) (checker.Position, checker.Position) {
@@ -175,6 +187,7 @@ func kp4ForEachCommand(ws *checker.Workspace, needles []string, fn func(v *kp4Cm
 		}, func(h *shell.Heredoc, a, b int) (checker.Position, checker.Position) {
 			return ff.PositionAt(h.Offs[min(a, len(h.Offs)-1)]), ff.PositionAt(h.Offs[min(b, len(h.Offs)-1)])
 		}, fn)
+		done()
 	}
 	relevant := map[*checker.File]bool{}
 	for _, d := range ws.Docs {
@@ -656,8 +669,38 @@ func kp4ModeRelatedIn(in *checker.Instance, m checker.Setting, t checker.Version
 	return []checker.Related{{Pos: pos, End: end, Message: in.Label + " runs in " + mode + " mode at target " + t.String() + modeSetHere(m)}}
 }
 
-// scriptOf returns f's shell commands in dialect d, parsed once per file and shared with the
-// loader through checker.File.Memo.
-func scriptOf(f *checker.File, d shell.Dialect) *shell.Script {
-	return f.Memo(shell.MemoKey{Dialect: d}, func() any { return shell.ParseFile(d, f.Content) }).(*shell.Script)
+// scriptFor returns f's shell commands in dialect d for one of the kp4ForEachCommand callers,
+// and what that caller calls once it has visited them. A script that names the words of
+// several callers (kp4Needles) is lexed once for them all (checker.File.Memo) and forgotten
+// once each has visited it; one that names one caller's is lexed for it alone. The lexings
+// were the largest part of what the rules hold (issue 24: about 28 MB of the 44 MB the rules
+// added to the heap at 20,000 files); a caller that does not run this time (a rule left out)
+// leaves its share held to the run's end, as every lexing was before.
+func scriptFor(f *checker.File, d shell.Dialect) (*shell.Script, func()) {
+	callers := 0
+	for _, n := range kp4Needles {
+		if hasNeedle(f.Content, n) {
+			callers++
+		}
+	}
+	if callers < 2 {
+		return shell.ParseFile(d, f.Content), func() {}
+	}
+	key := kp4ScriptKey{d}
+	sh := f.Memo(key, func() any { return &kp4Script{s: shell.ParseFile(d, f.Content)} }).(*kp4Script)
+	return sh.s, func() {
+		if int(sh.visits.Add(1)) >= callers {
+			f.Forget(func(k any) bool { return k == key })
+		}
+	}
 }
+
+// kp4ScriptKey is the key of a script's lexing shared by the kp4ForEachCommand callers
+// (File.Memo); kp4Script the lexing and how many of them visited it.
+type (
+	kp4ScriptKey struct{ d shell.Dialect }
+	kp4Script    struct {
+		s      *shell.Script
+		visits atomic.Int32
+	}
+)

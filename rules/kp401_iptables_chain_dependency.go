@@ -34,7 +34,7 @@ iptables -t nat -A MY-PREROUTING -s 10.0.0.0/8 -j RETURN
 func runKP401(p *checker.Pass) error {
 	seen := findingKeys{}
 	modes := &kp4Modes{p: p}
-	kp4ForEachCommand(p.Workspace, []string{"KUBE-"}, func(v *kp4CmdVisit) {
+	kp4ForEachCommand(p.Workspace, kp401Needles, func(v *kp4CmdVisit) {
 		report := func(tok string, pos, end checker.Position) {
 			chainModes := kp4ChainModes(tok)
 			if chainModes == "" {

@@ -135,7 +135,7 @@ func runKP402(p *checker.Pass) error {
 	for _, f := range p.Workspace.Files {
 		files[f.Path] = f
 	}
-	kp4ForEachCommand(p.Workspace, []string{"kube-ipvs0", "ipvsadm", "KUBE-"}, func(v *kp4CmdVisit) {
+	kp4ForEachCommand(p.Workspace, kp402Needles, func(v *kp4CmdVisit) {
 		guarded := v.guardedBy(checker.ModeIPVS)
 		report := func(what string, pos, end checker.Position) {
 			f := checker.Finding{Pos: pos, End: end, Object: v.obj, Path: v.path, Severity: checker.SeverityWarning,
