@@ -36,6 +36,9 @@ var pruneKinds = map[string]bool{
 	"ResourceQuota": true, "LimitRange": true, "IngressClass": true, "Namespace": true,
 	// Alert and recording rules matter only with a kube-proxy metric (KP501, KP502).
 	"PrometheusRule": true,
+	// Kustomizations (kustomize's and Flux's): no reader looks inside one; the cluster model
+	// reads overlays from their directories.
+	"Kustomization": true,
 }
 
 // pruneHolders are the kinds that hold other configurations in their strings: a ConfigMap's
@@ -123,11 +126,11 @@ func prune(f *checker.File) {
 // A file whose documents are all headers, metric facts (dashboards, alert rules) or Service
 // facts lets its text go too when it can be read again (a file on disk: in.abs) and holds no
 // suppression comment: findings point into its queries, whose offset maps are made before
-// the text goes (keepQueryOffsets), Service facts hold their positions, its line index keeps positions only (text.LineIndex.Release, when every
-// line holds single-byte characters), and what needs the text after loading (fix checks,
-// snippets, line hashes, the fixer) reads it again with checker.File.Text, which checks that
-// it did not change. in is where f was read from. The masked copy's text goes first
-// (releaseMasked).
+// the text goes (keepQueryOffsets), Service facts hold their positions, its line index keeps
+// positions only (text.LineIndex.Release, when every line holds single-byte characters),
+// and what needs the text after loading (fix checks, snippets, line hashes, the fixer) reads
+// it again with checker.File.Text, which checks that it did not change. in is where f was
+// read from. The masked copy's text goes first (releaseMasked).
 func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	releaseMasked(f)
 	if f == nil || f.Format != checker.FormatYAML || f.Parent != nil || len(f.Docs) == 0 || len(probs) > 0 {
