@@ -2,12 +2,14 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
 
-// TestCollectHarderAfterLoading: after loading the collector runs at rulesGCPercent until
-// restored, unless the user set GOGC, which is left alone.
+// TestCollectHarderAfterLoading: after loading the collector runs at rulesGCPercent
+// (largeRulesGCPercent with a large live heap) until restored, unless the user set GOGC,
+// which is left alone.
 func TestCollectHarderAfterLoading(t *testing.T) {
 	t.Setenv("GOGC", "")
 	if err := os.Unsetenv("GOGC"); err != nil {
@@ -25,6 +27,20 @@ func TestCollectHarderAfterLoading(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC %d once restored, want 100", got)
 	}
+
+	// A large heap after loading: the collector works harder still.
+	hold := make([]byte, largeHeap+(8<<20))
+	for i := range hold {
+		hold[i] = byte(i)
+	}
+	runtime.GC()
+	restore = collectHarderAfterLoading()
+	if got := debug.SetGCPercent(100); got != largeRulesGCPercent {
+		t.Errorf("GOGC %d after loading %d MiB, want %d", got, len(hold)>>20, largeRulesGCPercent)
+	}
+	restore()
+	runtime.KeepAlive(hold)
+	runtime.GC()
 
 	t.Setenv("GOGC", "200")
 	debug.SetGCPercent(200)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -522,20 +523,34 @@ func (c *cli) loadRun(ctx context.Context, cfg *lintConfig, tr *tracer) (*checke
 	return ws, root, nil
 }
 
-// rulesGCPercent is the collector's GOGC from the end of loading to the end of the run. What
-// is loaded stays live to the end, and the rules and outputs allocate a little beside it; at
-// the default 100 the heap may grow to twice what is live before the next collection, so the
-// run's peak was set there. 50 lowers the peak by about a tenth at 20,000 files for 2% more
-// time (docs/performance.md); loading, which allocates the most, keeps the default.
-const rulesGCPercent = 50
+// rulesGCPercent is the collector's GOGC from the end of loading to the end of the run, and
+// largeRulesGCPercent once loading left a large heap (largeHeap live). What is loaded stays
+// live to the end, and the rules and outputs allocate beside it; at the default 100 the heap
+// may grow to twice what is live before the next collection, so the run's peak was set
+// there. 50 lowered the peak by about a tenth at 20,000 files for 2% more time; 25 another
+// 8% for 2.5% more (docs/performance.md, phase 5), where the live heap is large. A small run
+// keeps 50: its memory is mostly the binary, and more collections only cost time. Loading,
+// which allocates the most, keeps the default.
+const (
+	rulesGCPercent      = 50
+	largeRulesGCPercent = 25
+	largeHeap           = 64 << 20
+)
 
-// collectHarderAfterLoading sets GOGC to rulesGCPercent unless the user set GOGC, and returns
-// what restores it (harmless to call twice).
+// collectHarderAfterLoading sets GOGC to rulesGCPercent (largeRulesGCPercent when the live
+// heap is largeHeap or more) unless the user set GOGC, and returns what restores it (harmless
+// to call twice).
 func collectHarderAfterLoading() (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}
-	prev := debug.SetGCPercent(rulesGCPercent)
+	pct := rulesGCPercent
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() >= largeHeap {
+		pct = largeRulesGCPercent
+	}
+	prev := debug.SetGCPercent(pct)
 	return func() { debug.SetGCPercent(prev) }
 }
 
