@@ -185,10 +185,11 @@ func rereadOf(in input, content []byte) func() ([]byte, error) {
 }
 
 // releaseMasked drops the masked copy's text and line index of a templated file whose
-// documents are all headers or metric facts (a Grafana dashboard, masked for its {{instance}}
-// legends): the facts' positions are computed from the query scalars' offset maps, made
-// here while the text is at hand (keepQueryOffsets), and map to the real file, which keeps its
-// own. checker.MetricFacts.Mentions answers the rules' word checks from the facts.
+// documents are all headers, metric facts or Service facts (a Grafana dashboard, masked for
+// its {{instance}} legends; alert rules beside a Service): the metric facts' positions are
+// computed from the query scalars' offset maps, made here while the text is at hand
+// (keepQueryOffsets), and map to the real file, which keeps its own; Service facts hold
+// theirs. checker.MetricFacts.Mentions answers the rules' word checks from the facts.
 func releaseMasked(f *checker.File) {
 	if f == nil || f.Parent != nil || len(f.Docs) == 0 {
 		return
@@ -198,7 +199,7 @@ func releaseMasked(f *checker.File) {
 		return
 	}
 	for _, d := range f.Docs {
-		if d.File != v || len(d.Embedded) > 0 || !d.Pruned && d.Metrics == nil {
+		if d.File != v || len(d.Embedded) > 0 || !d.Pruned && d.Metrics == nil && d.Service == nil {
 			return
 		}
 	}
