@@ -23,6 +23,7 @@ type compactor struct {
 	ptrs   slab[*yaml.Node]
 	bytes  slab[byte]
 	starts slab[uint32]
+	short  slab[uint16]
 	// copies maps each node of the file being compacted to its copy, and made lists the
 	// copies in the order they were made (both reset per file).
 	copies map[*yaml.Node]*yaml.Node
@@ -65,6 +66,7 @@ func (c *compactor) sizeSlabs() {
 		c.ptrs.size = 8192 // 64 KiB of content pointers
 		c.bytes.size = 256 << 10
 		c.starts.size = 16384 // 64 KiB of line starts
+		c.short.size = 32768  // 64 KiB of short ones (text.LineIndex.Pack)
 	}
 }
 
@@ -165,7 +167,9 @@ func (c *compactor) compactFile(f *checker.File) {
 			g.Content = c.text(g.Content)
 		}
 		if g.Lines != nil {
-			g.Lines.Move(g.Content, c.starts.take)
+			if !g.Lines.Pack(g.Content, c.short.take) {
+				g.Lines.Move(g.Content, c.starts.take)
+			}
 		}
 	}
 	c.compactStrings()

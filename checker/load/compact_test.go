@@ -303,6 +303,52 @@ func TestLineIndexMove(t *testing.T) {
 	}
 }
 
+// TestLineIndexPack: an index packed into two-byte line starts answers every offset and line
+// as a fresh one does, released or not; one whose lines start past 64 KiB is not packed.
+func TestLineIndexPack(t *testing.T) {
+	src := []byte("a: 1\r\nb: é\n\rc: 3\u2028d\n" + strings.Repeat("x", 300) + "\nlast")
+	same := func(x *text.LineIndex, what string) {
+		t.Helper()
+		ref := text.NewLineIndex(src)
+		if x.Lines() != ref.Lines() {
+			t.Fatalf("%s: %d lines, want %d", what, x.Lines(), ref.Lines())
+		}
+		for off := 0; off <= len(src); off++ {
+			if x.Position("f", off) != ref.Position("f", off) || x.Line(off) != ref.Line(off) {
+				t.Fatalf("%s: offset %d at %v, want %v", what, off, x.Position("f", off), ref.Position("f", off))
+			}
+		}
+		for l := 1; l <= ref.Lines(); l++ {
+			if x.LineStart(l) != ref.LineStart(l) || x.LineEnd(l) != ref.LineEnd(l) || x.Offset(l, 2) != ref.Offset(l, 2) {
+				t.Fatalf("%s: line %d differs", what, l)
+			}
+		}
+	}
+	x := text.NewLineIndex(src)
+	var got []uint16
+	if !x.Pack(append([]byte(nil), src...), func(n int) []uint16 { got = make([]uint16, n); return got }) || len(got) != text.NewLineIndex(src).Lines() {
+		t.Fatalf("not packed (%d starts)", len(got))
+	}
+	same(x, "packed")
+	if x.LineText(2) != "b: é" {
+		t.Errorf("line 2 %q", x.LineText(2))
+	}
+	ascii := []byte(strings.Repeat("k: v\r\n", 100))
+	y := text.NewLineIndex(ascii)
+	y.Pack(ascii, func(n int) []uint16 { return make([]uint16, n) })
+	if !y.Release() || y.Position("f", 7) != text.NewLineIndex(ascii).Position("f", 7) {
+		t.Error("a packed index, released, places offsets elsewhere")
+	}
+	long := []byte(strings.Repeat("y", 70000) + "\nz\n")
+	z := text.NewLineIndex(long)
+	if z.Pack(long, func(n int) []uint16 { t.Fatal("packed a text whose lines start past 64 KiB"); return nil }) {
+		t.Error("Pack reported a text whose lines start past 64 KiB packed")
+	}
+	if z.LineStart(2) != 70001 {
+		t.Errorf("line 2 starts at %d", z.LineStart(2))
+	}
+}
+
 // FuzzCompact: whatever a file holds, compaction changes nothing a reader sees (trees node for
 // node with their aliases and shared nodes, issues, facts, text and positions) and leaves
 // none of the decoded nodes held.

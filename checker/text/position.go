@@ -48,6 +48,9 @@ type LineIndex struct {
 	// or more (never read in practice) is indexed in wideStarts instead.
 	starts     []uint32
 	wideStarts []int
+	// shortStarts holds them in two bytes each instead, once Pack moved the index of a text
+	// whose lines all start below 64 KiB (most files) into the loader's blocks.
+	shortStarts []uint16
 	// wide has bit i set when line i+1 (with its break) holds a byte of a multi-byte
 	// character: only there does a column need counting code points; elsewhere it is a byte
 	// difference, so that positions on long lines cost the same as on short ones.
@@ -171,19 +174,41 @@ func (x *LineIndex) Move(content []byte, alloc func(n int) []uint32) {
 	}
 }
 
+// Pack is Move for an index whose lines all start below 64 KiB: it keeps their starts in two
+// bytes each, in the slice alloc returns for their number, and reports whether it did (false
+// for another index, which it leaves as it was).
+func (x *LineIndex) Pack(content []byte, alloc func(n int) []uint16) bool {
+	if len(x.starts) == 0 || x.starts[len(x.starts)-1] > math.MaxUint16 {
+		return false
+	}
+	x.Move(content, nil)
+	s := alloc(len(x.starts))
+	for i, v := range x.starts {
+		s[i] = uint16(v)
+	}
+	x.shortStarts, x.starts = s, nil
+	return true
+}
+
 // narrowLimit is the largest content indexed with four-byte offsets (a variable for tests).
 var narrowLimit uint64 = math.MaxUint32
 
 // lines is the number of lines; start the byte offset of 0-based line i.
 func (x *LineIndex) lines() int {
-	if x.wideStarts != nil {
+	switch {
+	case x.shortStarts != nil:
+		return len(x.shortStarts)
+	case x.wideStarts != nil:
 		return len(x.wideStarts)
 	}
 	return len(x.starts)
 }
 
 func (x *LineIndex) start(i int) int {
-	if x.wideStarts != nil {
+	switch {
+	case x.shortStarts != nil:
+		return int(x.shortStarts[i])
+	case x.wideStarts != nil:
 		return x.wideStarts[i]
 	}
 	return int(x.starts[i])
