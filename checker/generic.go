@@ -71,32 +71,43 @@ func (b *AliasBudget) take(n int64) bool {
 // concurrent use; callers must not modify the result, whose parts may be shared (every alias
 // of an anchor yields the anchor's value).
 func (d *Document) Generic() (any, error) {
-	d.generic.once.Do(func() {
-		defer d.generic.done.Store(true)
+	g := d.genericCache()
+	g.once.Do(func() {
+		defer g.done.Store(true)
 		if d.Node == nil {
 			return
 		}
 		c := newGenericConv()
 		expanded, err := c.size(d.Node, 0)
 		if err != nil {
-			d.generic.err = err
+			g.err = err
 			return
 		}
 		if extra := expanded - countNodes(d.Node); extra > 0 {
-			d.generic.aliased = true
+			g.aliased = true
 			outer := d.File.Outer()
 			if !outer.fileAliasBudget().take(extra) {
-				d.generic.err = fmt.Errorf("document expands aliases to %d more nodes than the file's budget of %d allows (possible alias bomb)", extra, MaxFileAliasNodes)
+				g.err = fmt.Errorf("document expands aliases to %d more nodes than the file's budget of %d allows (possible alias bomb)", extra, MaxFileAliasNodes)
 				return
 			}
 			if outer.AliasBudget != nil && !outer.AliasBudget.take(extra) {
-				d.generic.err = fmt.Errorf("document expands aliases to %d more nodes, beyond what is left of the run's budget (possible alias bomb)", extra)
+				g.err = fmt.Errorf("document expands aliases to %d more nodes, beyond what is left of the run's budget (possible alias bomb)", extra)
 				return
 			}
 		}
-		d.generic.v, d.generic.err = c.value(d.Node, 0)
+		g.v, g.err = c.value(d.Node, 0)
 	})
-	return d.generic.v, d.generic.err
+	return g.v, g.err
+}
+
+// genericCache returns the document's cache of its generic form, made on first use: most
+// documents never have one, and the cache is a fifth of a Document's size.
+func (d *Document) genericCache() *genericCache {
+	if g := d.generic.Load(); g != nil {
+		return g
+	}
+	d.generic.CompareAndSwap(nil, &genericCache{})
+	return d.generic.Load()
 }
 
 // GenericUncached returns what Generic returns without keeping it on the document, so that
@@ -105,8 +116,8 @@ func (d *Document) Generic() (any, error) {
 // Generic keeps it, when it was cached before or when the conversion expands aliases: a second
 // conversion of those would spend the alias budget again.
 func (d *Document) GenericUncached() (any, error) {
-	if d.generic.done.Load() {
-		return d.generic.v, d.generic.err
+	if g := d.generic.Load(); g != nil && g.done.Load() {
+		return g.v, g.err
 	}
 	if d.Node == nil {
 		return nil, nil
@@ -128,10 +139,10 @@ func (d *Document) GenericUncached() (any, error) {
 // heap after the node trees). It must not run concurrently with Generic. A form that expanded
 // aliases is kept: converting it again would spend the alias budget twice.
 func (d *Document) DropGeneric() {
-	if d.generic.aliased || d.generic.err != nil {
+	if g := d.generic.Load(); g != nil && (g.aliased || g.err != nil) {
 		return
 	}
-	d.generic = genericCache{}
+	d.generic.Store(nil)
 }
 
 // genericConv converts one document, sharing the values and sizes of aliased nodes.

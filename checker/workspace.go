@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 
@@ -422,8 +423,8 @@ type Document struct {
 	// Workspace.NodePorts and ServicePorts return them.
 	Service *ServiceFacts
 
-	// generic caches Generic(); see generic.go.
-	generic genericCache
+	// generic caches Generic() once it is asked for; see generic.go.
+	generic atomic.Pointer[genericCache]
 }
 
 // IssueKind classifies a FieldIssue.
