@@ -25,9 +25,20 @@ const (
 	// SuppressionInSource is a suppression written in the linted files: a comment or an
 	// annotation.
 	SuppressionInSource = "inSource"
-	// SuppressionExternal is a suppression from outside the linted files: a config exclusion.
+	// SuppressionExternal is a suppression from outside the linted files: a config exclusion,
+	// or the quiet of the kube-proxy rules where kube-proxy is replaced (its justification
+	// starts with ReplacedJustification).
 	SuppressionExternal = "external"
 )
+
+// ReplacedJustification starts the justification of the external suppression that quiets a
+// kube-proxy rule's finding where kube-proxy is replaced (KP601 reports the replacement).
+const ReplacedJustification = "kube-proxy is replaced in this scope: "
+
+// Replaced reports whether s is the quiet of a finding where kube-proxy is replaced.
+func (s Suppression) Replaced() bool {
+	return s.Kind == SuppressionExternal && strings.HasPrefix(s.Justification, ReplacedJustification)
+}
 
 // Suppression records why a finding is not reported.
 type Suppression struct {

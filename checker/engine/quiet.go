@@ -37,7 +37,7 @@ func quietReplaced(st *state) error {
 		pos := r.Pos
 		g.Suppressions = append(g.Suppressions, checker.Suppression{
 			Kind:          checker.SuppressionExternal,
-			Justification: "kube-proxy is replaced in this scope: " + r.Message + " (" + QuietRule + ")",
+			Justification: checker.ReplacedJustification + r.Message + " (" + QuietRule + ")",
 			Pos:           &pos,
 		})
 		st.out.Suppressed = append(st.out.Suppressed, g)

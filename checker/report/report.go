@@ -287,19 +287,24 @@ func targetSource(t checker.Target) string {
 }
 
 // HiddenCounts says how many findings the run did not report and why, for summary lines:
-// ", 2 suppressed, 1 excluded, 5 in the baseline"; "" when it hid none. Suppressed are those
-// an inline comment or annotation hid, excluded those only the configuration file's
-// exclusions hid.
+// ", 2 suppressed, 1 excluded, 3 quiet where kube-proxy is replaced, 5 in the baseline"; ""
+// when it hid none. Suppressed are those an inline comment or annotation hid, excluded those
+// only the configuration file's exclusions hid, quiet the kube-proxy rules' findings where
+// kube-proxy is replaced (KP601 reports the replacement instead).
 func HiddenCounts(r *Result) string {
-	suppressed, excluded := 0, 0
+	suppressed, excluded, quiet := 0, 0, 0
 	for i := range r.Suppressed {
-		inSource := false
+		inSource, replaced := false, false
 		for _, s := range r.Suppressed[i].Suppressions {
 			inSource = inSource || s.Kind == checker.SuppressionInSource
+			replaced = replaced || s.Replaced()
 		}
-		if inSource {
+		switch {
+		case inSource:
 			suppressed++
-		} else {
+		case replaced:
+			quiet++
+		default:
 			excluded++
 		}
 	}
@@ -309,6 +314,9 @@ func HiddenCounts(r *Result) string {
 	}
 	if excluded > 0 {
 		fmt.Fprintf(&b, ", %d excluded", excluded)
+	}
+	if quiet > 0 {
+		fmt.Fprintf(&b, ", %d quiet where kube-proxy is replaced", quiet)
 	}
 	if r.Baselined > 0 {
 		fmt.Fprintf(&b, ", %d in the baseline", r.Baselined)

@@ -108,8 +108,9 @@ func TestSuppressedNotInText(t *testing.T) {
 	}
 }
 
-// TestHiddenCounts: the text summary says what suppressions, exclusions and the baseline hid,
-// and JSON counts the baseline's; a run that hid nothing keeps its summary.
+// TestHiddenCounts: the text summary says what suppressions, exclusions, the quiet where
+// kube-proxy is replaced and the baseline hid, and JSON counts the baseline's; a run that hid
+// nothing keeps its summary.
 func TestHiddenCounts(t *testing.T) {
 	r := suppressedResult(t)
 	r.Baselined = 5
@@ -124,5 +125,13 @@ func TestHiddenCounts(t *testing.T) {
 	}
 	if got := HiddenCounts(testResult(t)); got != "" {
 		t.Errorf("nothing hidden: HiddenCounts = %q", got)
+	}
+	// A kube-proxy rule's finding quiet where kube-proxy is replaced is not a configuration's
+	// exclusion (no configuration was read).
+	q := r.Suppressed[1]
+	q.Suppressions = []checker.Suppression{{Kind: checker.SuppressionExternal, Justification: checker.ReplacedJustification + "Cilium replaces it (KP601)"}}
+	r.Suppressed = append(r.Suppressed, q)
+	if got := HiddenCounts(r); got != ", 1 suppressed, 1 excluded, 1 quiet where kube-proxy is replaced, 5 in the baseline" {
+		t.Errorf("with a quiet finding: HiddenCounts = %q", got)
 	}
 }
