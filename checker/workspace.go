@@ -301,6 +301,12 @@ func (f *File) ForgetContains() {
 	f.Forget(func(k any) bool { _, ok := k.(occurrencesKey); return ok })
 }
 
+// ForgetWord drops what Contains found of s in the file: the answer for a word only the
+// loader asks, which a file that lets its text go would otherwise keep to the end of the run.
+func (f *File) ForgetWord(s string) {
+	f.Forget(func(k any) bool { return k == occurrencesKey(s) })
+}
+
 // Contains reports whether the file's content holds s. The file is searched once per string,
 // so that a check made for every document of a file reads the file once, not once per
 // document.

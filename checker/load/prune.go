@@ -146,8 +146,10 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if headers && !checker.MayHoldDirectives(f.Content) {
 		for _, d := range f.Docs {
 			d.File.Content, d.File.Lines = nil, nil
+			d.File.ForgetWord(aliasMark)
 		}
 		f.Content, f.Lines = nil, nil
+		f.ForgetWord(aliasMark)
 		return
 	}
 	if in.abs == "" || checker.MayHoldDirectives(f.Content) || f.Docs[0].File != f && f.Docs[0].File.Content != nil {
@@ -159,6 +161,7 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if f.Lines.Release() {
 		f.Reread = rereadOf(in, f.Content)
 		f.Content = nil
+		f.ForgetWord(aliasMark)
 	}
 }
 
@@ -207,6 +210,7 @@ func releaseMasked(f *checker.File) {
 		keepQueryOffsets(d)
 	}
 	v.Content, v.Lines = nil, nil
+	v.ForgetWord(aliasMark)
 }
 
 // pruneToHeader reduces d to its header: the root node alone, where it was (apiVersion,
