@@ -301,12 +301,6 @@ func (f *File) ForgetContains() {
 	f.Forget(func(k any) bool { _, ok := k.(occurrencesKey); return ok })
 }
 
-// ForgetWord drops what Contains found of s in the file: the answer for a word only the
-// loader asks, which a file that lets its text go would otherwise keep to the end of the run.
-func (f *File) ForgetWord(s string) {
-	f.Forget(func(k any) bool { return k == occurrencesKey(s) })
-}
-
 // Contains reports whether the file's content holds s. The file is searched once per string,
 // so that a check made for every document of a file reads the file once, not once per
 // document.
@@ -474,6 +468,18 @@ func (d *Document) Contains(s string) bool {
 	}
 	k := sort.SearchInts(occ, start)
 	return k < len(occ) && occ[k] < end
+}
+
+// ContainsOnce answers Contains for a question asked once per document (the loader's alias
+// check) without keeping the file's offsets of s, which Contains keeps for the questions
+// every document of a file is asked: an occurrence that starts in d's text counts.
+func (d *Document) ContainsOnce(s string) bool {
+	b := d.File.Content
+	start, end, ok := d.span()
+	if !ok {
+		return bytes.Contains(b, []byte(s))
+	}
+	return bytes.Contains(b[start:min(end+len(s)-1, len(b))], []byte(s))
 }
 
 // span returns the byte range of d's text in d.File.Content: from its root node to the next

@@ -252,9 +252,9 @@ func newFile(name string, content []byte) *checker.File {
 	return &checker.File{Path: name, Content: content, Lines: text.NewLineIndex(content)}
 }
 
-// aliasMark is what a document that holds a YAML alias holds: decodeDoc asks for it, and
-// nothing after loading does (releaseContent forgets the answers of a file it releases: the
-// offsets of every "*" of a file of PromQL queries were kept to the end of the run).
+// aliasMark is what a document that holds a YAML alias holds. decodeDoc asks each document
+// once (Document.ContainsOnce): through Contains, a file that let its text go kept the offsets
+// of every "*" of its PromQL queries to the end of the run.
 const aliasMark = "*"
 
 // maxEmbedDepth is how deep documents embedded in scalars of documents are decoded.
@@ -266,7 +266,7 @@ func decodeDoc(d *checker.Document) []checker.LoadProblem {
 	identify(d)
 	if p := decodeTyped(d); p != nil {
 		probs = append(probs, *p)
-	} else if _, typed := knownTypes[typeKey{groupOf(d.APIVersion), d.Kind}]; !typed && d.Contains(aliasMark) {
+	} else if _, typed := knownTypes[typeKey{groupOf(d.APIVersion), d.Kind}]; !typed && d.ContainsOnce(aliasMark) {
 		// Only aliases make the generic form fail (recursion, expansion beyond the budget):
 		// report it here, once, rather than in every rule that reads the document.
 		// Uncached: only the error is needed here (a form that spent alias budget is kept).

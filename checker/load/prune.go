@@ -138,7 +138,7 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	}
 	headers := true
 	for _, d := range f.Docs {
-		if len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) || !d.Pruned && d.Metrics == nil && d.Service == nil {
+		if len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) || !keepsNoText(d) {
 			return
 		}
 		headers = headers && d.Pruned
@@ -146,10 +146,8 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if headers && !checker.MayHoldDirectives(f.Content) {
 		for _, d := range f.Docs {
 			d.File.Content, d.File.Lines = nil, nil
-			d.File.ForgetWord(aliasMark)
 		}
 		f.Content, f.Lines = nil, nil
-		f.ForgetWord(aliasMark)
 		return
 	}
 	if in.abs == "" || checker.MayHoldDirectives(f.Content) || f.Docs[0].File != f && f.Docs[0].File.Content != nil {
@@ -161,8 +159,14 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if f.Lines.Release() {
 		f.Reread = rereadOf(in, f.Content)
 		f.Content = nil
-		f.ForgetWord(aliasMark)
 	}
+}
+
+// keepsNoText reports whether what the rules read of d needs none of its file's text once
+// loaded: a header, metric facts (their offset maps made by keepQueryOffsets) or Service
+// facts (their positions resolved).
+func keepsNoText(d *checker.Document) bool {
+	return d.Pruned || d.Metrics != nil || d.Service != nil
 }
 
 // rereadOf returns how to read in again for checker.File.Reread: through safefile as the
@@ -202,7 +206,7 @@ func releaseMasked(f *checker.File) {
 		return
 	}
 	for _, d := range f.Docs {
-		if d.File != v || len(d.Embedded) > 0 || !d.Pruned && d.Metrics == nil && d.Service == nil {
+		if d.File != v || len(d.Embedded) > 0 || !keepsNoText(d) {
 			return
 		}
 	}
@@ -210,7 +214,6 @@ func releaseMasked(f *checker.File) {
 		keepQueryOffsets(d)
 	}
 	v.Content, v.Lines = nil, nil
-	v.ForgetWord(aliasMark)
 }
 
 // pruneToHeader reduces d to its header: the root node alone, where it was (apiVersion,
