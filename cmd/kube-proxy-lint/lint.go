@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -545,9 +544,7 @@ func collectHarderAfterLoading() (restore func()) {
 		return func() {}
 	}
 	pct := rulesGCPercent
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(live)
-	if live[0].Value.Kind() == metrics.KindUint64 && live[0].Value.Uint64() >= largeHeap {
+	if live, ok := budget.LiveHeap(); ok && live >= largeHeap {
 		pct = largeRulesGCPercent
 	}
 	prev := debug.SetGCPercent(pct)

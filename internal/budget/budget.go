@@ -249,6 +249,17 @@ func (b *Budget) Reserve(n int64) func() {
 	return func() { b.reserved.Add(-n) }
 }
 
+// LiveHeap returns the heap the last collection found live (runtime/metrics), and whether
+// the runtime reports it.
+func LiveHeap() (int64, bool) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0, false
+	}
+	return int64(sample[0].Value.Uint64()), true
+}
+
 // Watch enforces MaxMemory on the whole heap of the process: the soft memory limit is set to
 // the budget less what is reserved for children (Reserve), so the collector works hard
 // before the cap, and a watcher stops the run when the live heap measured after a collection
@@ -272,7 +283,6 @@ func (b *Budget) Watch(every time.Duration) func() {
 		defer wg.Done()
 		t := time.NewTicker(every)
 		defer t.Stop()
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		for {
 			select {
 			case <-done:
@@ -283,11 +293,7 @@ func (b *Budget) Watch(every time.Duration) func() {
 				limit = l
 				debug.SetMemoryLimit(soft(limit))
 			}
-			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 {
-				continue
-			}
-			if live := int64(sample[0].Value.Uint64()); live > limit {
+			if live, ok := LiveHeap(); ok && live > limit {
 				// The heap has no owner: name the largest charge as a lead.
 				b.mu.Lock()
 				what := b.topWhat
