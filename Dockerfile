@@ -6,6 +6,6 @@
 FROM alpine:3.22
 ARG TARGETPLATFORM
 RUN apk add --no-cache git && git config --system --add safe.directory '*'
-COPY ${TARGETPLATFORM}/kube-proxy-lint /usr/local/bin/kube-proxy-lint
+COPY ${TARGETPLATFORM}/kube-proxy-lint ${TARGETPLATFORM}/kube-proxy-lint-helm /usr/local/bin/
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/kube-proxy-lint"]

@@ -2,6 +2,8 @@
 
 GO      ?= go
 BIN     ?= bin/kube-proxy-lint
+# The Helm renderer the CLI starts for charts; it must sit beside the CLI (or on PATH).
+HELM_BIN = $(dir $(BIN))kube-proxy-lint-helm
 # The version stamped into the binary; `kube-proxy-lint version` prints it with the commit
 # and date (release builds get the same from GoReleaser, see .goreleaser.yaml).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -20,19 +22,21 @@ TOOLS ?= $(CURDIR)/.cache/tools
 
 all: fmt vet build test
 
-## build: compile the CLI to $(BIN), fast: it reuses what `make test` compiled (seconds when warm)
+## build: compile the CLI to $(BIN) and its Helm renderer beside it, fast: it reuses what `make test` compiled (seconds when warm)
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kube-proxy-lint
+	$(GO) build -o $(HELM_BIN) ./cmd/kube-proxy-lint-helm
 
-## install: build the CLI as `make build` does and install it into $(go env GOBIN), else $(go env GOPATH)/bin
+## install: build the CLI and its Helm renderer as `make build` does and install them into $(go env GOBIN), else $(go env GOPATH)/bin
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/kube-proxy-lint
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/kube-proxy-lint ./cmd/kube-proxy-lint-helm
 
 ## build-release: the reproducible build of the release binaries (.goreleaser.yaml's flags: -trimpath,
 ## CGO_ENABLED=0, -s -w): -trimpath compiles the standard library and every dependency again, minutes
 ## the first time even right after `make test`
 build-release:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN) ./cmd/kube-proxy-lint
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(HELM_BIN) ./cmd/kube-proxy-lint-helm
 
 ## test: run every test of every package (the README's test command)
 test:

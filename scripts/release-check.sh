@@ -79,7 +79,7 @@ archive=$(ls kube-proxy-lint_*_linux_amd64.tar.gz) || fail "no linux/amd64 archi
 sha256sum -c "$sums" || fail "checksums do not verify"
 grep -q " $archive\$" "$sums" || fail "$archive is not in $sums"
 listing=$(tar -tzf "$archive")
-for f in kube-proxy-lint LICENSE README.md CHANGELOG.md man/kube-proxy-lint.1 \
+for f in kube-proxy-lint kube-proxy-lint-helm LICENSE README.md CHANGELOG.md man/kube-proxy-lint.1 \
   completions/kube-proxy-lint.bash completions/kube-proxy-lint.zsh completions/kube-proxy-lint.fish; do
   printf '%s\n' "$listing" | grep -qx "$f" || fail "$archive lacks $f"
 done
@@ -97,6 +97,10 @@ version=$(x/kube-proxy-lint version --format json)
 printf '%s\n' "$version"
 printf '%s\n' "$version" | grep -q '"version": "[0-9][^"]*-next+' || fail "the snapshot version is not stamped into the binary"
 printf '%s\n' "$version" | grep -q "\"commit\": \"$(git rev-parse HEAD)\"" || fail "the commit is not stamped into the binary"
+# The renderer answers as a renderer, and the CLI finds it beside itself: a chart renders.
+{ x/kube-proxy-lint-helm 2>&1 || true; } | grep -q 'renders Helm charts for kube-proxy-lint' || fail "the archive's kube-proxy-lint-helm is not the renderer"
+out=$(cd "$OLDPWD" && PATH= dist/x/kube-proxy-lint --target-version 1.40 --color never fixtures/rules/KP102/helm-charts/kube-proxy 2>&1) && rc=0 || rc=$?
+printf '%s\n' "$out" | grep -q 'kube-proxy/values.yaml:4:9: error: kube-proxy mode ipvs' || fail "the archive's binaries do not render a chart (exit $rc): $out"
 rm -rf x
 cd ..
 
@@ -125,8 +129,8 @@ download() { # download VERSION: run the step; prints its outputs
 }
 mkdir -p "$WORK/tmp"
 out=$(download "v$v") || { cat "$WORK/log.v$v"; fail "the Action's download step fails on a good release"; }
-if [ "$out" != installed=true ] || [ ! -x "$(cat "$WORK/path")/kube-proxy-lint" ]; then
-  fail "the Action's download step did not install the binary: $out"
+if [ "$out" != installed=true ] || [ ! -x "$(cat "$WORK/path")/kube-proxy-lint" ] || [ ! -x "$(cat "$WORK/path")/kube-proxy-lint-helm" ]; then
+  fail "the Action's download step did not install the binaries: $out"
 fi
 "$(cat "$WORK/path")/kube-proxy-lint" version | grep -q "kube-proxy-lint $v " || fail "the Action installed another binary"
 download "v$v" 0000 >/dev/null && fail "the Action's download step accepts an archive that does not match the checksum input"
@@ -153,4 +157,5 @@ PY
   { cat "$WORK/log.source"; fail "the Action's source build of its own version fails"; }
 "$(cat "$WORK/path")/kube-proxy-lint" version | grep -q "kube-proxy-lint v0.0.0-check-source " ||
   fail "the Action's source build did not install its own version: $("$(cat "$WORK/path")/kube-proxy-lint" version)"
+[ -x "$(cat "$WORK/path")/kube-proxy-lint-helm" ] || fail "the Action's source build did not install the Helm renderer"
 echo "release-check: OK ($archive, $sbom, $sums; the Action's download step and its source build verified)"

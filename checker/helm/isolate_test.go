@@ -1,125 +1,104 @@
 package helm
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestMain(m *testing.M) {
-	if IsChild(os.Args) {
-		os.Exit(ServeChild(os.Stdin, os.Stdout))
+// The renderer is found beside the running executable, also when that is a link to the
+// file it stands beside, else on PATH; never in the working directory through a relative
+// PATH entry; a missing one is ErrNoRenderer.
+func TestLookHelper(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("executable bits")
 	}
-	os.Exit(m.Run())
+	write := func(p string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	t.Setenv("PATH", "")
+	bin := filepath.Join(dir, "bin")
+	exe := filepath.Join(bin, "kube-proxy-lint")
+	write(exe, 0o755)
+	if _, err := lookHelper(exe); !errors.Is(err, ErrNoRenderer) {
+		t.Fatalf("no renderer anywhere: err = %v, want ErrNoRenderer", err)
+	}
+	// Not executable: not a renderer.
+	write(filepath.Join(bin, Helper), 0o644)
+	if _, err := lookHelper(exe); !errors.Is(err, ErrNoRenderer) {
+		t.Errorf("a renderer without its executable bit: err = %v", err)
+	}
+	if err := os.Chmod(filepath.Join(bin, Helper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := lookHelper(exe); err != nil || p != filepath.Join(bin, Helper) {
+		t.Errorf("beside the executable: %q, %v", p, err)
+	}
+	// A link to the executable (a package manager's bin directory) finds the renderer beside
+	// the file it links to.
+	links := filepath.Join(dir, "links")
+	if err := os.MkdirAll(links, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(links, "kube-proxy-lint")); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := lookHelper(filepath.Join(links, "kube-proxy-lint")); err != nil || p != filepath.Join(bin, Helper) {
+		t.Errorf("through a link: %q, %v", p, err)
+	}
+	// On PATH, when not beside it.
+	other := filepath.Join(dir, "other", "kube-proxy-lint")
+	write(other, 0o755)
+	t.Setenv("PATH", bin)
+	if p, err := lookHelper(other); err != nil || p != filepath.Join(bin, Helper) {
+		t.Errorf("on PATH: %q, %v", p, err)
+	}
+	// A relative PATH entry that names the working directory (the repository being linted)
+	// is not searched.
+	t.Chdir(bin)
+	t.Setenv("PATH", ".")
+	if p, err := lookHelper(other); !errors.Is(err, ErrNoRenderer) {
+		t.Errorf("in the working directory through PATH=.: %q, %v", p, err)
+	}
 }
 
-// childCommand runs this test binary as the rendering child.
-func childCommand() *exec.Cmd {
-	cmd := exec.Command(os.Args[0], ChildArg)
-	cmd.Env = append(os.Environ(), ChildEnv+"=1")
-	return cmd
-}
-
-func withChild(t *testing.T) {
-	t.Helper()
-	Command = childCommand
+// Without a renderer to start, a rendering is ErrNoRenderer, with or without children.
+func TestNoRenderer(t *testing.T) {
+	var p Pool
+	defer p.Close()
+	if _, err := p.Render(Request{}, time.Minute); !errors.Is(err, ErrNoRenderer) {
+		t.Errorf("no Command, no Renderer: err = %v", err)
+	}
+	Command = func() (*exec.Cmd, error) { return nil, ErrNoRenderer }
 	t.Cleanup(func() { Command = nil })
-}
-
-func loopChart(body string) map[string][]byte {
-	return map[string][]byte{
-		"Chart.yaml":       []byte("apiVersion: v2\nname: loop\nversion: 0.1.0\n"),
-		"values.yaml":      []byte("count: 1000000000\nsmall: 3\n"),
-		"templates/x.yaml": []byte(body),
+	if _, err := p.Render(Request{}, time.Minute); !errors.Is(err, ErrNoRenderer) || err.Error() != ErrNoRenderer.Error() {
+		t.Errorf("no renderer installed: err = %v", err)
+	}
+	if strings.ContainsAny(ErrNoRenderer.Error(), `"'<>`) {
+		t.Errorf("the loader's notice elides quoted text: %q", ErrNoRenderer)
 	}
 }
 
-// A chart that asks for a huge loop or string is refused before rendering, whether the
-// count is written in the template or set in values.yaml.
-func TestCountsRefused(t *testing.T) {
-	for _, body := range []string{
-		`{{ range until 100000000 }}x{{ end }}`,
-		`{{ range until (int .Values.count) }}x{{ end }}`,
-		`{{ repeat 1000000000 "x" }}`,
-		`{{ range 200000 }}x{{ end }}`,
-		`{{ with .Values }}{{ range untilStep 0 (int .count) 1 }}x{{ end }}{{ end }}`,
-	} {
-		_, err := Render(Request{Files: loopChart(body)})
-		var he *Error
-		if !errors.As(err, &he) || !strings.Contains(he.Msg, "not rendered") {
-			t.Errorf("%s: err = %v, want a refusal", body, err)
-		}
-	}
-	if _, err := Render(Request{Files: loopChart(`{{ range until (int .Values.small) }}x{{ end }}`)}); err != nil {
-		t.Errorf("a small count: %v", err)
-	}
-}
-
-// Nested loops under the count limit multiply: the child is killed at the timeout (or dies
-// at its memory limit) and the parent goes on.
-func TestChildBoundsHostileChart(t *testing.T) {
-	withChild(t)
-	var p Pool
-	defer p.Close()
-	start := time.Now()
-	_, err := p.Render(Request{Files: loopChart(`{{ range until 90000 }}{{ range until 90000 }}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{ end }}{{ end }}`)}, 3*time.Second)
-	if err == nil {
-		t.Fatal("rendered a chart of 2.6e11 bytes")
-	}
-	if time.Since(start) > time.Minute {
-		t.Errorf("took %v", time.Since(start))
-	}
-	// The pool still renders after losing a child.
-	res, err := p.Render(Request{Files: loopChart("a: {{ .Values.small }}\n")}, time.Minute)
-	if err != nil || len(res.Outputs) != 1 || string(res.Outputs[0].Content) != "a: 3\n" {
-		t.Fatalf("after the hostile chart: %v %+v", err, res)
-	}
-}
-
-// A chart's failure comes back from the child as Helm's message.
-func TestChildError(t *testing.T) {
-	withChild(t)
-	var p Pool
-	defer p.Close()
-	_, err := p.Render(Request{Files: loopChart(`{{ nosuchfunction .Values.small }}`)}, time.Minute)
-	var he *Error
-	if !errors.As(err, &he) || !strings.Contains(he.Msg, "parse error") || !strings.Contains(he.Msg, "not defined") {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-// The children of one run share one memory cap: as many render at once as fit in it, at
-// least one.
-func TestChildrenAtOnce(t *testing.T) {
-	for _, c := range []struct {
-		share   int64
-		workers int
-		want    int
-	}{
-		{2 << 30, 2, 1}, {1 << 30, 4, 1}, {4 << 30, 2, 2}, {8 << 30, 2, 2}, {8 << 30, 64, 4}, {0, 8, 1},
-	} {
-		if got := ChildrenAtOnce(c.share, c.workers); got != c.want {
-			t.Errorf("ChildrenAtOnce(%d, %d) = %d, want %d", c.share, c.workers, got, c.want)
-		}
-	}
-}
-
-// A run that stops (interrupt, budget) kills the child at once, not at the timeout.
-func TestChildKilledWithContext(t *testing.T) {
-	withChild(t)
-	var p Pool
-	defer p.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := p.RenderContext(ctx, Request{Files: loopChart(`{{ range until 90000 }}{{ range until 90000 }}x{{ end }}{{ end }}`)}, time.Hour)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want the rendering cancelled", err)
-	}
-	if res, err := p.Render(Request{Files: loopChart("a: {{ .Values.small }}\n")}, time.Minute); err != nil || len(res.Outputs) != 1 {
-		t.Fatalf("after a cancelled rendering: %v", err)
+// The renderer started by hand says what it is and does nothing.
+func TestServeChildByHand(t *testing.T) {
+	var out, errOut strings.Builder
+	code := ServeChild([]string{Helper}, strings.NewReader(""), &out, &errOut, func(Request) (*Result, error) {
+		t.Fatal("rendered")
+		return nil, nil
+	})
+	if code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "it is not run by hand") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }

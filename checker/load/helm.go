@@ -326,6 +326,7 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 	}
 	drop := map[string]bool{} // templates of charts that rendered: their masked reading goes
 	k := 0
+	noRenderer := false // a notice said that no renderer is installed
 	for i, c := range charts {
 		notice := func(msg string) {
 			ws.Problems = append(ws.Problems, checker.LoadProblem{Pos: checker.Position{Filename: c.name, Line: 1, Column: 1}, Message: msg})
@@ -340,6 +341,19 @@ func renderCharts(ctx context.Context, ws *checker.Workspace, charts []chartInpu
 				rest := "its templates are checked unrendered (placeholders unknown)"
 				if rendered[i] {
 					rest = "this variant is not checked"
+				}
+				if errors.Is(j.err, helm.ErrNoRenderer) {
+					// Once per chart, and what to install once per run.
+					if k+1 < len(jobs) && jobs[k+1].chart == i {
+						continue
+					}
+					msg := helmMessage(j.err)
+					if noRenderer {
+						msg = "no Helm renderer installed (" + helm.Helper + ")"
+					}
+					noRenderer = true
+					notice(fmt.Sprintf("Helm chart %s not rendered: %s; %s", chartLabel(c.dir), msg, rest))
+					continue
 				}
 				notice(fmt.Sprintf("Helm chart %s not rendered with %s: %s; %s", chartLabel(c.dir), escapeNotice(with), helmMessage(j.err), rest))
 				continue
@@ -440,7 +454,7 @@ var quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'|<[^<>]*>`)
 // helmMessage is Helm's error without the file content it may quote (the text of a fail or
 // required call, a token, a value): quoted parts are elided, and the length is bounded.
 func helmMessage(err error) string {
-	if errors.Is(err, helm.ErrTimeout) {
+	if errors.Is(err, helm.ErrTimeout) || errors.Is(err, helm.ErrNoRenderer) {
 		return err.Error()
 	}
 	msg := err.Error()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -229,5 +230,35 @@ func TestWholeOnDemandRendered(t *testing.T) {
 	p2, e2, ok2 := want.ValuePos(checker.P("spec", "replicas"))
 	if !ok1 || !ok2 || p1 != p2 || e1 != e2 || got.File.Render == nil {
 		t.Errorf("spec.replicas at %v-%v, want %v-%v, with the render map (to the values file)", p1, e1, p2, e2)
+	}
+}
+
+// Without a renderer installed, every chart is read unrendered with one notice each (not one
+// per variant), and only the first says what to install.
+func TestHelmNoRenderer(t *testing.T) {
+	old := helm.Renderer
+	helm.Renderer = nil
+	t.Cleanup(func() { helm.Renderer = old })
+	ws := loadDir(t, "../../fixtures/rules/KP102/helm-charts", Options{})
+	var notices []string
+	for _, p := range ws.Problems {
+		if strings.Contains(p.Message, "not rendered") {
+			notices = append(notices, p.Pos.String()+": "+p.Message)
+		}
+	}
+	want := []string{
+		"broken/Chart.yaml:1:1: Helm chart broken not rendered: " + helm.ErrNoRenderer.Error() + "; its templates are checked unrendered (placeholders unknown)",
+		"kube-proxy/Chart.yaml:1:1: Helm chart kube-proxy not rendered: no Helm renderer installed (kube-proxy-lint-helm); its templates are checked unrendered (placeholders unknown)",
+		"literal/Chart.yaml:1:1: Helm chart literal not rendered: no Helm renderer installed (kube-proxy-lint-helm); its templates are checked unrendered (placeholders unknown)",
+		"prod-only/Chart.yaml:1:1: Helm chart prod-only not rendered: no Helm renderer installed (kube-proxy-lint-helm); its templates are checked unrendered (placeholders unknown)",
+		"with-helper/Chart.yaml:1:1: Helm chart with-helper not rendered: no Helm renderer installed (kube-proxy-lint-helm); its templates are checked unrendered (placeholders unknown)",
+	}
+	if !reflect.DeepEqual(notices, want) {
+		t.Errorf("notices:\n%s\nwant:\n%s", strings.Join(notices, "\n"), strings.Join(want, "\n"))
+	}
+	for _, f := range ws.Files {
+		if strings.Contains(f.Path, "/templates/") && strings.HasSuffix(f.Path, ".yaml") && len(f.Docs) == 0 {
+			t.Errorf("%s: not rendered, its template must still be read", f.Path)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -88,5 +92,48 @@ spec:
 	r := runCLI(t, stream, "--no-config", "--target-version", "1.40", "--color", "never", "--stdin-filename", "deploy/kp/rendered.yaml", "-")
 	if r.code != 1 || !strings.Contains(r.stdout, "deploy/kp/rendered.yaml:11:11: error: kube-proxy mode ipvs") {
 		t.Errorf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The built executables: kube-proxy-lint starts the renderer kube-proxy-lint-helm installed
+// beside it (as go install, the release archives and the image place them) and reports the
+// chart's findings; without it, each chart is read unrendered and a notice says what to
+// install, the run goes on; a renderer started by hand says what it is.
+func TestRendererExecutable(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	bin := t.TempDir()
+	build := exec.Command(gobin, "build", "-o", bin+string(filepath.Separator), "github.com/kube-proxy-lint/kube-proxy-lint/cmd/kube-proxy-lint", "github.com/kube-proxy-lint/kube-proxy-lint/cmd/kube-proxy-lint-helm")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := writeTree(t, chartTree)
+	lint := func(exe string) (int, string, string) {
+		t.Helper()
+		cmd := exec.Command(exe, "--target-version", "1.40", "--color", "never", dir)
+		cmd.Env = append(os.Environ(), "PATH=") // only the renderer beside it
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+	}
+	exe := filepath.Join(bin, "kube-proxy-lint")
+	code, stdout, stderr := lint(exe)
+	if code != 1 || !strings.Contains(stdout, "kp/values.yaml:2:9: error: kube-proxy mode ipvs") || strings.Contains(stderr, "not rendered") {
+		t.Fatalf("with the renderer beside it: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if err := os.Remove(filepath.Join(bin, "kube-proxy-lint-helm")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = lint(exe)
+	if code != 0 || !strings.Contains(stderr, "kp/Chart.yaml:1:1: Helm chart kp not rendered: the Helm renderer kube-proxy-lint-helm is not installed beside kube-proxy-lint or on PATH") ||
+		!strings.Contains(stderr, "its templates are checked unrendered") {
+		t.Errorf("without the renderer: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -44,11 +44,9 @@ const (
 )
 
 func main() {
-	if helm.IsChild(os.Args) {
-		// A child that renders Helm charts for its parent, isolated (checker/helm).
-		os.Exit(helm.ServeChild(os.Stdin, os.Stdout))
-	}
-	helm.Command = helm.SelfCommand()
+	// Helm charts are rendered by children of the renderer executable (cmd/kube-proxy-lint-helm),
+	// found when the first chart is rendered.
+	helm.Command = helm.HelperCommand()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -89,9 +89,10 @@ func TestReadmeTestCommands(t *testing.T) {
 	}
 }
 
-// TestOnlyTheCLIIsACommand: pre-commit's golang hook runs `go install ./...`, so the CLI must
-// be the only main package without the kpltools build tag; generators and CI helpers carry
-// `//go:build kpltools` (issue 12 item 15).
+// TestOnlyTheCLIIsACommand: pre-commit's golang hook runs `go install ./...`, so the CLI and
+// its Helm renderer (which must be installed beside it) must be the only main packages
+// without the kpltools build tag; generators and CI helpers carry `//go:build kpltools`
+// (issue 12 item 15).
 func TestOnlyTheCLIIsACommand(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
@@ -103,8 +104,8 @@ func TestOnlyTheCLIIsACommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	if got := strings.TrimSpace(string(out)); got != "github.com/kube-proxy-lint/kube-proxy-lint/cmd/kube-proxy-lint" {
-		t.Errorf("main packages that go install ./... builds:\n%s\nwant the CLI only; give the others //go:build kpltools", got)
+	if got := strings.TrimSpace(string(out)); got != "github.com/kube-proxy-lint/kube-proxy-lint/cmd/kube-proxy-lint\ngithub.com/kube-proxy-lint/kube-proxy-lint/cmd/kube-proxy-lint-helm" {
+		t.Errorf("main packages that go install ./... builds:\n%s\nwant the CLI and its renderer only; give the others //go:build kpltools", got)
 	}
 }
 
@@ -131,7 +132,7 @@ func TestActionOwnVersion(t *testing.T) {
 	if !strings.Contains(string(action), "the release this action belongs to ("+v+",") {
 		t.Errorf("the version input's description does not name %s", v)
 	}
-	for _, want := range []string{"v=" + strings.TrimPrefix(v, "v") + "\n", "cmd/kube-proxy-lint@" + v + "\n",
+	for _, want := range []string{"v=" + strings.TrimPrefix(v, "v") + "\n", "cmd/...@" + v + "\n",
 		"ghcr.io/kube-proxy-lint/kube-proxy-lint:" + strings.TrimPrefix(v, "v") + " ", "rev: " + v + " "} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README's release examples lack %q", want)
@@ -140,7 +141,7 @@ func TestActionOwnVersion(t *testing.T) {
 }
 
 // TestReadmeInstall: the README's install commands exist (make install, make build,
-// make build-release), the release build uses GoReleaser's flags, and the release workflow
+// make build-release) and build both executables, the release build uses GoReleaser's flags, and the release workflow
 // builds with .go-version's Go, which govulncheck checks.
 func TestReadmeInstall(t *testing.T) {
 	read := func(name string) string {
@@ -154,7 +155,7 @@ func TestReadmeInstall(t *testing.T) {
 	readme, makefile, goreleaser, release := read("README.md"), read("Makefile"), read(".goreleaser.yaml"), read(".github/workflows/release.yml")
 	_, install, _ := strings.Cut(readme, "\n## Install\n")
 	install, _, _ = strings.Cut(install, "\n## ")
-	for _, cmd := range []string{"make install", "go install ./cmd/kube-proxy-lint", "make build", "make build-release"} {
+	for _, cmd := range []string{"make install", "go install ./cmd/...", "make build", "make build-release"} {
 		if !strings.Contains(install, cmd) {
 			t.Errorf("README's Install section lacks %q", cmd)
 		}
@@ -173,6 +174,17 @@ func TestReadmeInstall(t *testing.T) {
 	if body := target("build"); strings.Contains(body, "-trimpath") {
 		t.Errorf("make build is not the fast build: %q", body)
 	}
+	// Every build builds the CLI and its Helm renderer, which the CLI finds beside itself.
+	for _, name := range []string{"install", "build", "build-release"} {
+		if body := target(name); !strings.Contains(body, "./cmd/kube-proxy-lint-helm") || !regexp.MustCompile(`\./cmd/kube-proxy-lint( |\n|$)`).MatchString(body) {
+			t.Errorf("make %s does not build both executables: %q", name, body)
+		}
+	}
+	for _, main := range []string{"main: ./cmd/kube-proxy-lint\n", "main: ./cmd/kube-proxy-lint-helm\n", "ids: [kube-proxy-lint, kube-proxy-lint-helm]"} {
+		if !strings.Contains(goreleaser, main) {
+			t.Errorf(".goreleaser.yaml lacks %q", main)
+		}
+	}
 	rel := target("build-release")
 	for _, flag := range []string{"-trimpath", "CGO_ENABLED=0", "-s -w"} {
 		if !strings.Contains(rel, flag) || !strings.Contains(goreleaser, flag) {
@@ -190,5 +202,38 @@ func TestReadmeInstall(t *testing.T) {
 	}
 	if !strings.Contains(read("scripts/govulncheck.sh"), ".go-version") {
 		t.Error("scripts/govulncheck.sh does not check the release's Go")
+	}
+}
+
+// TestCLIDoesNotLinkHelm: Helm's packages (its engine, the JSON Schema compiler and client-go's
+// scheme it brings) cost a third of a one-file run's start-up, so the CLI leaves them to its
+// renderer executable, cmd/kube-proxy-lint-helm (checker/helm).
+func TestCLIDoesNotLinkHelm(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	for _, c := range []struct {
+		pkg  string
+		want bool
+	}{
+		{"./cmd/kube-proxy-lint", false},
+		{"./cmd/kube-proxy-lint-helm", true},
+	} {
+		cmd := exec.Command(gobin, "list", "-deps", c.pkg)
+		cmd.Dir = "../.."
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		var helm []string
+		for _, p := range strings.Fields(string(out)) {
+			if strings.HasPrefix(p, "helm.sh/") || strings.HasSuffix(p, "/checker/helm/render") {
+				helm = append(helm, p)
+			}
+		}
+		if (len(helm) > 0) != c.want {
+			t.Errorf("%s links %d Helm packages %v, want any: %v", c.pkg, len(helm), helm, c.want)
+		}
 	}
 }

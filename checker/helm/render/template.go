@@ -1,35 +1,19 @@
-package helm
+package render
 
 import (
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
+
 	"sort"
 	"strconv"
 	"strings"
 	"text/template/parse"
 )
 
-// Action is one template action that writes output ({{ .Values.x }}, {{ include "h" . }},
-// {{ template "t" . }}), with what it reads: the .Values paths of its pipeline (and of the
-// helpers it includes) and its string literals (the default of `default "iptables"`).
-type Action struct {
-	// From and To are the byte offsets of the action in its file, "{{" to "}}" inclusive.
-	From, To int
-	// Paths are the .Values paths the action reads, relative to the chart's values.
-	Paths [][]string
-	// Strings are the string literals of the pipeline: their text and offset (of the quote).
-	Strings []Literal
-}
-
-// Literal is a string literal of a template action.
-type Literal struct {
-	Text string
-	Pos  int
-}
-
 // fileInfo is what the parse of one template file says: its text nodes (literal output),
 // its output actions and the helpers it defines.
 type fileInfo struct {
-	texts   [][2]int // [from, to) of each literal text node of the main template, in order
-	actions []Action // output actions of the main template, by From
+	texts   [][2]int      // [from, to) of each literal text node of the main template, in order
+	actions []helm.Action // output actions of the main template, by From
 	defines map[string]*defineInfo
 	err     error
 	// bound is set when the template asks for a loop or string beyond maxCount (a literal
@@ -80,7 +64,7 @@ func analyze(name string, src string) *fileInfo {
 		}
 		d := &defineInfo{root: tr.Root}
 		w := &walker{src: src, vars: map[string]dot{}, fi: fi}
-		w.list(tr.Root, rootDot, func(a Action, inc []string) {
+		w.list(tr.Root, rootDot, func(a helm.Action, inc []string) {
 			d.paths = append(d.paths, a.Paths...)
 			d.includes = append(d.includes, inc...)
 		}, nil)
@@ -88,7 +72,7 @@ func analyze(name string, src string) *fileInfo {
 	}
 	if t.Root != nil {
 		w := &walker{src: src, vars: map[string]dot{}, fi: fi}
-		w.list(t.Root, rootDot, func(a Action, inc []string) {
+		w.list(t.Root, rootDot, func(a helm.Action, inc []string) {
 			a.Paths = append(a.Paths, includePaths(inc)...)
 			fi.actions = append(fi.actions, a)
 		}, func(tn *parse.TextNode) {
@@ -178,7 +162,7 @@ type walker struct {
 
 // list walks the nodes of a list: emit is called for each output action with the paths it
 // reads and the helpers it includes; text for each literal text node.
-func (w *walker) list(l *parse.ListNode, d dot, emit func(Action, []string), text func(*parse.TextNode)) {
+func (w *walker) list(l *parse.ListNode, d dot, emit func(helm.Action, []string), text func(*parse.TextNode)) {
 	if l == nil {
 		return
 	}
@@ -187,7 +171,7 @@ func (w *walker) list(l *parse.ListNode, d dot, emit func(Action, []string), tex
 	}
 }
 
-func (w *walker) node(n parse.Node, d dot, emit func(Action, []string), text func(*parse.TextNode)) {
+func (w *walker) node(n parse.Node, d dot, emit func(helm.Action, []string), text func(*parse.TextNode)) {
 	switch n := n.(type) {
 	case *parse.TextNode:
 		if text != nil && len(n.Text) > 0 {
@@ -199,7 +183,7 @@ func (w *walker) node(n parse.Node, d dot, emit func(Action, []string), text fun
 		}
 		var paths [][]string
 		var inc []string
-		var lits []Literal
+		var lits []helm.Literal
 		w.pipe(n.Pipe, d, &paths, &inc, &lits)
 		if len(n.Pipe.Decl) > 0 {
 			// {{ $x := .Values.a }}: no output; remember what the variable stands for.
@@ -213,20 +197,20 @@ func (w *walker) node(n parse.Node, d dot, emit func(Action, []string), text fun
 			return
 		}
 		from, to := w.span(int(n.Pos))
-		emit(Action{From: from, To: to, Paths: paths, Strings: lits}, inc)
+		emit(helm.Action{From: from, To: to, Paths: paths, Strings: lits}, inc)
 	case *parse.TemplateNode:
 		var paths [][]string
 		inc := []string{n.Name}
-		var lits []Literal
+		var lits []helm.Literal
 		if n.Pipe != nil {
 			w.pipe(n.Pipe, d, &paths, &inc, &lits)
 		}
 		from, to := w.span(int(n.Pos))
-		emit(Action{From: from, To: to, Paths: paths}, inc)
+		emit(helm.Action{From: from, To: to, Paths: paths}, inc)
 	case *parse.IfNode:
 		var paths [][]string
 		var inc []string
-		var lits []Literal
+		var lits []helm.Literal
 		w.pipe(n.Pipe, d, &paths, &inc, &lits) // for its counts
 		w.list(n.List, d, emit, text)
 		w.list(n.ElseList, d, emit, text)
@@ -240,7 +224,7 @@ func (w *walker) node(n parse.Node, d dot, emit func(Action, []string), text fun
 		}
 		var paths [][]string
 		var inc []string
-		var lits []Literal
+		var lits []helm.Literal
 		w.pipe(n.Pipe, d, &paths, &inc, &lits)
 		// Inside a range, "." is an item whose index is unknown.
 		w.list(n.List, dot{}, emit, text)
@@ -251,7 +235,7 @@ func (w *walker) node(n parse.Node, d dot, emit func(Action, []string), text fun
 }
 
 // pipe collects the .Values paths, included helpers and string literals of a pipeline.
-func (w *walker) pipe(p *parse.PipeNode, d dot, paths *[][]string, inc *[]string, lits *[]Literal) {
+func (w *walker) pipe(p *parse.PipeNode, d dot, paths *[][]string, inc *[]string, lits *[]helm.Literal) {
 	for _, c := range p.Cmds {
 		for i, a := range c.Args {
 			switch a := a.(type) {
@@ -265,7 +249,7 @@ func (w *walker) pipe(p *parse.PipeNode, d dot, paths *[][]string, inc *[]string
 					}
 				}
 			case *parse.StringNode:
-				*lits = append(*lits, Literal{Text: a.Text, Pos: int(a.Pos)})
+				*lits = append(*lits, helm.Literal{Text: a.Text, Pos: int(a.Pos)})
 			case *parse.PipeNode:
 				w.pipe(a, d, paths, inc, lits)
 			default:

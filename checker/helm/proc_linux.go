@@ -5,6 +5,11 @@ import (
 	"syscall"
 )
 
+// dieWithParent makes the child receive SIGKILL when the parent exits.
+func dieWithParent(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
 // limitMemory caps the address space of a rendering child, and its CPU time: an allocation
 // beyond the cap fails and the child dies, not the run; a child left spinning after its parent
 // is gone stops by itself.
@@ -15,8 +20,3 @@ func limitMemory(n uint64) {
 
 // childCPUSeconds bounds the CPU time of one rendering child over its whole life.
 const childCPUSeconds = 300
-
-// dieWithParent makes the child receive SIGKILL when the parent exits.
-func dieWithParent(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}

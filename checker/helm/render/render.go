@@ -1,12 +1,15 @@
-// Package helm renders Helm charts with Helm's own engine (helm.sh/helm/v3) for the loader,
+// Package render renders Helm charts with Helm's own engine (helm.sh/helm/v3) for the loader,
 // and says, for every byte of the output, where it is written: a template's literal text, or
 // the output of a template action and the .Values paths that action reads. It only sees the
 // files it is given (never the file system or the network: `lookup` returns nothing, `.Files`
-// holds the chart's own files) and it is the only package that imports Helm.
-package helm
+// holds the chart's own files) and it is the only package that imports Helm. Only the
+// renderer executable (cmd/kube-proxy-lint-helm, started by package helm's Pool) and tests
+// link it.
+package render
 
 import (
-	"errors"
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
+
 	"fmt"
 	"io"
 	"log"
@@ -15,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -23,94 +25,17 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 )
 
-// Request is one chart and one set of values to render.
-type Request struct {
-	// Files are the chart's files by slash path relative to the chart directory
-	// ("Chart.yaml", "values.yaml", "templates/ds.yaml", "charts/sub/templates/x.yaml").
-	Files map[string][]byte
-	// Values is the content of a values file given on top of the chart's values.yaml (a
-	// variant such as values-prod.yaml), or nil.
-	Values []byte
-	// KubeVersion is the Kubernetes version of .Capabilities ("1.40").
-	KubeVersion string
-	// MaxOutput bounds the rendered bytes of the whole chart; 0 means DefaultMaxOutput.
-	MaxOutput int
-}
-
-// DefaultMaxOutput is the default bound of a chart's rendered output.
-const DefaultMaxOutput = 16 << 20
-
-// Result is a rendered chart.
-type Result struct {
-	// Outputs are the rendered manifests, one per template file, sorted by Name.
-	Outputs []Output
-	// Actions are the output actions of each template file (by chart-relative name).
-	Actions map[string][]Action
-	// Missing names the dependencies of Chart.yaml that are not in charts/.
-	Missing []string
-	// Texts are the literal text nodes of each template file ([from, to) offsets).
-	Texts map[string][][2]int
-}
-
-// Group returns the output actions that follow offset src of file up to its next literal
-// text: the actions that wrote a non-literal Segment with that Src.
-func (r *Result) Group(file string, src int) []Action {
-	end := int(^uint(0) >> 1)
-	for _, t := range r.Texts[file] {
-		if t[0] > src {
-			end = t[0]
-			break
-		}
-	}
-	var out []Action
-	for _, a := range r.Actions[file] {
-		if a.From >= src && a.From < end {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// Output is what one template file rendered.
-type Output struct {
-	// Name is the template file, relative to the chart directory.
-	Name string
-	// Content is the rendered text.
-	Content []byte
-	// Segments cover Content in order: each is a template's literal text or an action's
-	// output.
-	Segments []Segment
-}
-
-// Segment is a run of rendered bytes that come from one place.
-type Segment struct {
-	// From and To are offsets in Output.Content.
-	From, To int
-	// File is the template file (chart-relative) the bytes come from.
-	File string
-	// Literal is true for a template's literal text: byte From is byte Src of File and the
-	// rest follow one to one. Otherwise the bytes are the output of the actions that follow
-	// offset Src in File (up to the next literal text).
-	Literal bool
-	Src     int
-}
-
-// Error is a chart that could not be rendered: Helm's message.
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
-
 var quietLog sync.Once
 
 // Render renders the chart of req with Helm's engine. It does not bound time: see
 // RenderBounded.
-func Render(req Request) (res *Result, err error) {
+func Render(req helm.Request) (res *helm.Result, err error) {
 	// Helm's loader and value coalescing log warnings (with value keys in them) through the
 	// standard logger: nothing of the chart may reach the terminal unescaped.
 	quietLog.Do(func() { log.SetOutput(io.Discard) })
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, &Error{Msg: fmt.Sprintf("rendering panicked: %v", r)}
+			res, err = nil, &helm.Error{Msg: fmt.Sprintf("rendering panicked: %v", r)}
 		}
 	}()
 	names := make([]string, 0, len(req.Files))
@@ -161,14 +86,14 @@ func Render(req Request) (res *Result, err error) {
 		}
 		exact = false
 	}
-	res = &Result{Actions: map[string][]Action{}, Missing: missing, Texts: map[string][][2]int{}}
+	res = &helm.Result{Actions: map[string][]helm.Action{}, Missing: missing, Texts: map[string][][2]int{}}
 	for _, n := range tplNames {
 		res.Actions[n] = infos[n].actions
 		res.Texts[n] = infos[n].texts
 	}
 	max := req.MaxOutput
 	if max <= 0 {
-		max = DefaultMaxOutput
+		max = helm.DefaultMaxOutput
 	}
 	total := 0
 	keys := make([]string, 0, len(out))
@@ -180,9 +105,9 @@ func Render(req Request) (res *Result, err error) {
 		text := out[k]
 		total += len(text)
 		if total > max {
-			return nil, &Error{Msg: fmt.Sprintf("rendered output is larger than %d bytes", max)}
+			return nil, &helm.Error{Msg: fmt.Sprintf("rendered output is larger than %d bytes", max)}
 		}
-		var o Output
+		var o helm.Output
 		if exact {
 			o = split(text, tplNames, req.Files)
 		} else {
@@ -200,7 +125,7 @@ func Render(req Request) (res *Result, err error) {
 // checkCounts refuses a chart whose templates ask for a loop or string larger than maxCount,
 // written in a template or set in a values file: text/template cannot be interrupted, so the
 // bound is checked before rendering.
-func checkCounts(tplNames []string, infos map[string]*fileInfo, req Request) error {
+func checkCounts(tplNames []string, infos map[string]*fileInfo, req helm.Request) error {
 	var sources []map[string]any
 	for n, b := range req.Files {
 		if path.Base(n) == "values.yaml" {
@@ -217,12 +142,12 @@ func checkCounts(tplNames []string, infos map[string]*fileInfo, req Request) err
 	for _, n := range tplNames {
 		fi := infos[n]
 		if fi.bound != "" {
-			return &Error{Msg: fmt.Sprintf("%s asks for a loop or string of %s items (more than %d); not rendered", n, fi.bound, maxCount)}
+			return &helm.Error{Msg: fmt.Sprintf("%s asks for a loop or string of %s items (more than %d); not rendered", n, fi.bound, maxCount)}
 		}
 		for _, p := range fi.counts {
 			for _, src := range sources {
 				if f, ok := number(lookup(src, p)); ok && (f > maxCount || f < -maxCount) {
-					return &Error{Msg: fmt.Sprintf("%s asks for a loop or string of .Values.%s items (more than %d); not rendered", n, strings.Join(p, "."), maxCount)}
+					return &helm.Error{Msg: fmt.Sprintf("%s asks for a loop or string of .Values.%s items (more than %d); not rendered", n, strings.Join(p, "."), maxCount)}
 				}
 			}
 		}
@@ -279,28 +204,28 @@ func isTemplate(n string) bool {
 // "release-name" in namespace "default", an install, the chart's values with req.Values on
 // top, dependencies enabled by their conditions and tags, values.schema.json not checked
 // (its $refs may name URLs).
-func renderFiles(files []*loader.BufferedFile, req Request) (map[string]string, []string, error) {
+func renderFiles(files []*loader.BufferedFile, req helm.Request) (map[string]string, []string, error) {
 	ch, err := loader.LoadFiles(files)
 	if err != nil {
-		return nil, nil, &Error{Msg: "load chart: " + err.Error()}
+		return nil, nil, &helm.Error{Msg: "load chart: " + err.Error()}
 	}
 	if err := ch.Validate(); err != nil {
-		return nil, nil, &Error{Msg: "invalid Chart.yaml: " + err.Error()}
+		return nil, nil, &helm.Error{Msg: "invalid Chart.yaml: " + err.Error()}
 	}
 	if ch.Metadata != nil && strings.EqualFold(ch.Metadata.Type, "library") {
-		return nil, nil, &Error{Msg: "a library chart renders nothing"}
+		return nil, nil, &helm.Error{Msg: "a library chart renders nothing"}
 	}
 	missing := missingDeps(ch)
 	vals := map[string]any{}
 	if req.Values != nil {
 		v, err := chartutil.ReadValues(req.Values)
 		if err != nil {
-			return nil, nil, &Error{Msg: "read values: " + err.Error()}
+			return nil, nil, &helm.Error{Msg: "read values: " + err.Error()}
 		}
 		vals = v
 	}
 	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
-		return nil, nil, &Error{Msg: "dependencies: " + err.Error()}
+		return nil, nil, &helm.Error{Msg: "dependencies: " + err.Error()}
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	kube := req.KubeVersion
@@ -312,13 +237,13 @@ func renderFiles(files []*loader.BufferedFile, req Request) (map[string]string, 
 	}
 	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, chartutil.ReleaseOptions{Name: "release-name", Namespace: "default", IsInstall: true}, caps, true)
 	if err != nil {
-		return nil, nil, &Error{Msg: "values: " + err.Error()}
+		return nil, nil, &helm.Error{Msg: "values: " + err.Error()}
 	}
 	// As helm lint does: a required value or a fail the user would set at install time does
 	// not stop the rendering (required renders "", fail nothing).
 	out, err := engine.Engine{LintMode: true}.Render(ch, top)
 	if err != nil {
-		return nil, nil, &Error{Msg: err.Error()}
+		return nil, nil, &helm.Error{Msg: err.Error()}
 	}
 	return out, missing, nil
 }
@@ -342,8 +267,8 @@ func missingDeps(ch *chart.Chart) []string {
 }
 
 // split removes the markers from one rendered template and returns its segments.
-func split(text string, tplNames []string, files map[string][]byte) Output {
-	var o Output
+func split(text string, tplNames []string, files map[string][]byte) helm.Output {
+	var o helm.Output
 	var b strings.Builder
 	b.Grow(len(text))
 	file, src, literal := -1, 0, false
@@ -353,7 +278,7 @@ func split(text string, tplNames []string, files map[string][]byte) Output {
 			return // bytes before the file marker belong to the file's first segment
 		}
 		if b.Len() > segStart {
-			o.Segments = append(o.Segments, Segment{From: segStart, To: b.Len(), File: tplNames[file], Literal: literal, Src: src})
+			o.Segments = append(o.Segments, helm.Segment{From: segStart, To: b.Len(), File: tplNames[file], Literal: literal, Src: src})
 		}
 		segStart = b.Len()
 	}
@@ -428,41 +353,14 @@ func parseMarker(s string, files int) (kind byte, id, off, n int, ok bool) {
 
 // approximate is the output of a chart rendered without markers: every byte is attributed to
 // the start of its template file.
-func approximate(helmName, text string, tplNames []string) Output {
+func approximate(helmName, text string, tplNames []string) helm.Output {
 	// Helm names outputs "<chart>/templates/x.yaml", "<chart>/charts/<sub>/templates/x.yaml";
 	// with subcharts named as their directories this is the file's path below the chart.
 	_, rel, _ := strings.Cut(helmName, "/")
 	for _, n := range tplNames {
 		if n == rel {
-			return Output{Name: n, Content: []byte(text), Segments: []Segment{{From: 0, To: len(text), File: n}}}
+			return helm.Output{Name: n, Content: []byte(text), Segments: []helm.Segment{{From: 0, To: len(text), File: n}}}
 		}
 	}
-	return Output{}
-}
-
-// ErrTimeout is returned by RenderBounded when rendering takes too long.
-var ErrTimeout = errors.New("rendering took too long")
-
-// RenderBounded is Render with a time limit: a chart that loops (`range until 100000000`)
-// is abandoned after timeout. Rendering runs on its own goroutine; an abandoned rendering
-// runs on until its loop ends, bounded by the output limit of its writer's memory, so the
-// run itself is never held up.
-func RenderBounded(req Request, timeout time.Duration) (*Result, error) {
-	type answer struct {
-		res *Result
-		err error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		res, err := Render(req)
-		ch <- answer{res, err}
-	}()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case a := <-ch:
-		return a.res, a.err
-	case <-t.C:
-		return nil, ErrTimeout
-	}
+	return helm.Output{}
 }

@@ -1,6 +1,8 @@
-package helm
+package render
 
 import (
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
+
 	"strings"
 	"testing"
 )
@@ -36,7 +38,7 @@ func TestFakeMarkersInValues(t *testing.T) {
 		"values.yaml":      []byte("x: \"⟦s0.99999⟧⟦e0.0⟧⟦f0⟧ipvs\"\n"),
 		"templates/a.yaml": []byte("a: {{ .Values.x | quote }}\n"),
 	}
-	res, err := Render(Request{Files: files})
+	res, err := Render(helm.Request{Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}

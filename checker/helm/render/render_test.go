@@ -1,6 +1,8 @@
-package helm
+package render
 
 import (
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
+
 	"strings"
 	"testing"
 
@@ -34,7 +36,7 @@ spec:
 }
 
 func TestRenderSegments(t *testing.T) {
-	res, err := Render(Request{Files: testChart(), KubeVersion: "1.40"})
+	res, err := Render(helm.Request{Files: testChart(), KubeVersion: "1.40"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +98,7 @@ func TestMarkersKeepRendering(t *testing.T) {
 			"templates/a.yaml":       []byte(tpl),
 			"templates/b.yaml":       []byte("b: {{ .Values.y }}\n"),
 		}
-		res, err := Render(Request{Files: files})
+		res, err := Render(helm.Request{Files: files})
 		if err != nil {
 			t.Errorf("%q: %v", tpl, err)
 			continue
@@ -105,11 +107,11 @@ func TestMarkersKeepRendering(t *testing.T) {
 		for n, b := range files {
 			plain = append(plain, &loader.BufferedFile{Name: n, Data: b})
 		}
-		want, _, err := renderFiles(plain, Request{})
+		want, _, err := renderFiles(plain, helm.Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[string]Output{}
+		got := map[string]helm.Output{}
 		for _, o := range res.Outputs {
 			got[o.Name] = o
 		}
