@@ -752,3 +752,71 @@ func blockIndent(src []byte, i int, lines *text.LineIndex, n *yaml.Node) int {
 	}
 	return 0
 }
+
+// ReleaseTrees lets go what only the rules read, once they have run and nothing will read it
+// again: a lint run's outputs read the findings, the files' text (File.TextOnce), the
+// workspace's targets, problems and clusters, and how many instances there are. The
+// documents keep their header fields (kind, names) and lose their trees, typed objects,
+// field issues and facts; the files lose their memoized answers (lexings, offset maps); the
+// instances' flags lose the nodes they point into. Documents are found wherever the
+// workspace holds them (its files, embedded documents and their files, instances,
+// installers, a render map's values files), since one node left reachable keeps the whole
+// block the loader's compaction copied it into. The fixer, the readiness report and another
+// run of the rules need all of it: call it after them.
+func (ws *Workspace) ReleaseTrees() {
+	all := func(any) bool { return true }
+	seen := map[*Document]bool{}
+	var doc func(d *Document)
+	doc = func(d *Document) {
+		if d == nil || seen[d] {
+			return
+		}
+		seen[d] = true
+		d.Node, d.Object, d.Issues, d.Metrics, d.Service = nil, nil, nil, nil, nil
+		d.generic.Store(nil)
+		if d.File != nil {
+			// An embedded document's file (a config.conf block) is not among ws.Files, and
+			// its memo holds facts with nodes (rule groups).
+			d.File.Forget(all)
+		}
+		doc(d.Parent)
+		for _, e := range d.Embedded {
+			doc(e)
+		}
+	}
+	for _, files := range [][]*File{ws.Files, ws.Rendered} {
+		for _, f := range files {
+			for _, d := range f.Docs {
+				doc(d)
+			}
+			f.Forget(all)
+			if h, ok := f.Render.(interface{ Documents() []*Document }); ok {
+				for _, d := range h.Documents() {
+					doc(d)
+				}
+			}
+		}
+	}
+	for _, d := range ws.Docs {
+		doc(d)
+	}
+	for _, p := range ws.Problems {
+		doc(p.Document)
+	}
+	for _, in := range ws.Instances {
+		doc(in.Workload)
+		doc(in.Config)
+		for i := range in.Flags {
+			doc(in.Flags[i].Doc)
+			in.Flags[i].Node, in.Flags[i].ValueNode = nil, nil
+		}
+		if is := in.Installer; is != nil {
+			doc(is.Doc)
+			for _, st := range []*InstallerSetting{is.Mode, is.Disabled} {
+				if st != nil {
+					doc(st.Doc)
+				}
+			}
+		}
+	}
+}

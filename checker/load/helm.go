@@ -664,6 +664,20 @@ type renderMap struct {
 	file  *checker.File
 }
 
+// Documents returns the values files parsed for this chart and variant so far
+// (Workspace.ReleaseTrees lets their trees go).
+func (m *renderMap) Documents() []*checker.Document {
+	m.chart.mu.Lock()
+	defer m.chart.mu.Unlock()
+	out := make([]*checker.Document, 0, len(m.chart.docs))
+	for _, d := range m.chart.docs {
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // segAt returns the index of the segment holding byte off (the last one for the end).
 func (m *renderMap) segAt(off int) int {
 	segs := m.out.Segments

@@ -457,6 +457,10 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 			return code
 		}
 	}
+	// The outputs read the findings, the files' text and the workspace's targets: what only
+	// the rules read goes before they are written (issue 24: at 20,000 files 119 → 59 MB
+	// live while the outputs are written).
+	ws.ReleaseTrees()
 	c.printNotes(cfg, out)
 	if !c.writeOutputs(ctx, cfg, root, res, formatters, false) {
 		code = exitError
