@@ -1,6 +1,7 @@
-// Command kube-proxy-lint-helm renders Helm charts for kube-proxy-lint, which starts it as a
-// child process for each chart it renders (checker/helm): with a memory limit, killed at its
-// timeout, and never given anything but the chart's files. It is an executable of its own so
+// Command kube-proxy-lint-helm renders Helm charts for kube-proxy-lint, which starts it as
+// child processes (as many as render at once, each reused for the next chart; checker/helm):
+// with a memory limit, killed at a rendering's timeout, and never given anything but the
+// chart's files. It is an executable of its own so
 // that kube-proxy-lint does not link Helm, whose packages cost a third of every run's
 // start-up; install it beside kube-proxy-lint (every release archive and image has both).
 package main

@@ -129,8 +129,9 @@ static pods, ConfigMaps, KubeProxyConfiguration files and installer configs (kub
 kubespray, k3s/RKE2, RKE1, Talos, EKS, Gardener, AKS, KubeKey, k0s, KubeOne, aks-engine, kubeasz,
 ACK, sealos, Cluster API), and the shell scripts, systemd units, environment files, Dockerfiles,
 Makefiles, flag files and templates (Helm, Jinja2, ERB) around them. Helm charts (directories
-with a Chart.yaml) are rendered with values.yaml and each values-*.yaml, and findings point at
-the values file line that sets the value (configuration key helm).
+with a Chart.yaml) are rendered with values.yaml and each values-*.yaml by kube-proxy-lint-helm
+(installed beside kube-proxy-lint), and findings point at the values file line that sets the
+value (configuration key helm).
 
 Usage:
   kube-proxy-lint [flags] [PATH...]      lint files and directories (default "."; "-" reads stdin)
