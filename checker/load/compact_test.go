@@ -225,6 +225,14 @@ func TestCompactFile(t *testing.T) {
 	old := map[*yaml.Node]bool{}
 	reachable(f, old)
 	oldContent := f.Content
+	oldLines := f.Lines
+	embeddedFile := f.Docs[0].File
+	for _, d := range f.Docs {
+		if len(d.Embedded) > 0 {
+			embeddedFile = d.Embedded[0].File
+		}
+	}
+	oldEmbeddedLines := embeddedFile.Lines
 	var oldPos []checker.Position
 	for off := range len(f.Content) {
 		oldPos = append(oldPos, f.PositionAt(off))
@@ -257,6 +265,26 @@ func TestCompactFile(t *testing.T) {
 	}
 	if got, want := f.Lines.LineText(7), "    k8s-app: kube-proxy # the label"; got != want {
 		t.Errorf("line 7 reads %q after the move", got)
+	}
+	// The line indexes themselves (yaml.Node's size class) are moved too, an embedded
+	// document's file's as well.
+	if f.Lines == oldLines || embeddedFile == f || embeddedFile.Lines == oldEmbeddedLines {
+		t.Errorf("a line index was not moved: file %v, embedded %v (a file of its own: %v)", f.Lines == oldLines, embeddedFile.Lines == oldEmbeddedLines, embeddedFile != f)
+	}
+}
+
+// Files that share a line index (a matrix layer and its file) share its copy.
+func TestCompactSharedLineIndex(t *testing.T) {
+	in := input{name: "kube-proxy.yaml", content: []byte(compactSrc)}
+	f, _ := readAndParse(context.Background(), in, DefaultMaxFileSize)
+	prune(f)
+	layer := &checker.File{Path: f.Path, Content: f.Content, Lines: f.Lines, Parent: f, Format: checker.FormatText}
+	f.Docs = append(f.Docs, &checker.Document{File: layer, Index: len(f.Docs)})
+	old := f.Lines
+	var c compactor
+	c.compactFile(f)
+	if f.Lines == old || layer.Lines != f.Lines {
+		t.Errorf("moved %v, shared %v", f.Lines != old, layer.Lines == f.Lines)
 	}
 }
 
