@@ -432,13 +432,22 @@ EOF
       return
     fi
     if [ "$id" = kube-proxy-lint ]; then
-      # pre-commit's golang language runs `go install ./...`: only the CLI may come out of it.
-      local bins
+      # pre-commit's golang language runs `go install ./...`: only the CLI and its Helm
+      # renderer may come out of it, side by side, so that the hook renders charts.
+      local bins kpl out
       bins=$(find "$PRE_COMMIT_HOME" -path '*golangenv*/bin/*' \( -type f -o -type l \) -printf '%f\n' | sort | tr '\n' ' ')
-      if [ "$bins" = "kube-proxy-lint " ]; then
-        ok "pre-commit $id: the golang hook installs the CLI only"
+      if [ "$bins" = "kube-proxy-lint kube-proxy-lint-helm " ]; then
+        ok "pre-commit $id: the golang hook installs the CLI and its Helm renderer only"
       else
-        bad "pre-commit $id: the golang hook installs [$bins], want kube-proxy-lint only"
+        bad "pre-commit $id: the golang hook installs [$bins], want kube-proxy-lint and kube-proxy-lint-helm"
+      fi
+      kpl=$(find "$PRE_COMMIT_HOME" -path '*golangenv*/bin/kube-proxy-lint' | head -n1)
+      if out=$(PATH= "$kpl" --no-config --target-version 1.40 --color never fixtures/rules/KP102/helm-charts/kube-proxy 2>&1); then :; fi
+      if printf '%s\n' "$out" | grep -q 'kube-proxy/values.yaml:4:9: error: kube-proxy mode ipvs'; then
+        ok "pre-commit $id: the hook's kube-proxy-lint renders a chart with the renderer beside it"
+      else
+        printf '%s\n' "$out"
+        bad "pre-commit $id: the hook's kube-proxy-lint does not render a chart"
       fi
     fi
 
