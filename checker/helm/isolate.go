@@ -88,6 +88,9 @@ func HelperCommand() func() (*exec.Cmd, error) {
 	}
 }
 
+// FindHelper is the path of the renderer executable HelperCommand starts, or ErrNoRenderer.
+func FindHelper() (string, error) { return findHelper() }
+
 // findHelper is the path of the renderer executable, or ErrNoRenderer.
 func findHelper() (string, error) {
 	exe, err := os.Executable()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -124,12 +125,29 @@ func TestRendererExecutable(t *testing.T) {
 		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 	}
 	exe := filepath.Join(bin, "kube-proxy-lint")
+	renderer := func() string {
+		t.Helper()
+		cmd := exec.Command(exe, "version", "--format", "json")
+		cmd.Env = append(os.Environ(), "PATH=")
+		out, err := cmd.Output()
+		var v versionInfo
+		if err != nil || json.Unmarshal(out, &v) != nil {
+			t.Fatalf("version --format json: %v\n%s", err, out)
+		}
+		return v.HelmRenderer
+	}
+	if got := renderer(); got != filepath.Join(bin, "kube-proxy-lint-helm") {
+		t.Errorf("version names the renderer %q", got)
+	}
 	code, stdout, stderr := lint(exe)
 	if code != 1 || !strings.Contains(stdout, "kp/values.yaml:2:9: error: kube-proxy mode ipvs") || strings.Contains(stderr, "not rendered") {
 		t.Fatalf("with the renderer beside it: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if err := os.Remove(filepath.Join(bin, "kube-proxy-lint-helm")); err != nil {
 		t.Fatal(err)
+	}
+	if got := renderer(); got != "" {
+		t.Errorf("version names a removed renderer %q", got)
 	}
 	code, stdout, stderr = lint(exe)
 	if code != 0 || !strings.Contains(stderr, "kp/Chart.yaml:1:1: Helm chart kp not rendered: the Helm renderer kube-proxy-lint-helm is not installed beside kube-proxy-lint or on PATH") ||

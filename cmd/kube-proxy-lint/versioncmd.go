@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/kube-proxy-lint/kube-proxy-lint/checker/helm"
 	"github.com/spf13/pflag"
 )
 
@@ -29,6 +30,10 @@ type versionInfo struct {
 	// Module is the main module's path and Sum its checksum, set for go install …@version.
 	Module string `json:"module,omitempty"`
 	Sum    string `json:"sum,omitempty"`
+	// HelmRenderer is the kube-proxy-lint-helm that renders charts (checker/helm), empty when
+	// none is installed beside the binary or on PATH. Only --format json has it: the text form
+	// stays one line (the Action writes it to a step output).
+	HelmRenderer string `json:"helmRenderer,omitempty"`
 }
 
 // buildVersion collects the version of this binary: the -ldflags values of a release build,
@@ -87,7 +92,8 @@ const versionUsage = `Usage: kube-proxy-lint version [--format text|json]
 
 Print the version of kube-proxy-lint, the commit and date it was built from, and the Go
 version and platform. --format json writes them as an object with the keys version, commit,
-date, modified, goVersion, platform, module and sum (empty ones are left out).
+date, modified, goVersion, platform, module, sum and helmRenderer (the kube-proxy-lint-helm
+that renders Helm charts; empty ones are left out).
 
 Flags:
 `
@@ -126,6 +132,7 @@ func (c *cli) versionCmd(args []string) int {
 	case "text":
 		fmt.Fprintln(c.stdout, v.String())
 	case "json":
+		v.HelmRenderer, _ = helm.FindHelper()
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(v); err != nil {
