@@ -17,6 +17,10 @@ func TestCollectHarderAfterLoading(t *testing.T) {
 	}
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
+	freed := 0
+	oldFree := returnFreeMemory
+	returnFreeMemory = func() { freed++ }
+	defer func() { returnFreeMemory = oldFree }()
 
 	restore := collectHarderAfterLoading()
 	if got := debug.SetGCPercent(rulesGCPercent); got != rulesGCPercent {
@@ -26,6 +30,9 @@ func TestCollectHarderAfterLoading(t *testing.T) {
 	restore()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC %d once restored, want 100", got)
+	}
+	if freed != 0 {
+		t.Errorf("a small heap was returned to the system %d times", freed)
 	}
 
 	// A large heap after loading: the collector works harder still.
@@ -38,6 +45,9 @@ func TestCollectHarderAfterLoading(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != largeRulesGCPercent {
 		t.Errorf("GOGC %d after loading %d MiB, want %d", got, len(hold)>>20, largeRulesGCPercent)
 	}
+	if freed != 1 {
+		t.Errorf("a large heap's free memory was returned %d times, want once", freed)
+	}
 	restore()
 	runtime.KeepAlive(hold)
 	runtime.GC()
@@ -49,4 +59,7 @@ func TestCollectHarderAfterLoading(t *testing.T) {
 		t.Errorf("GOGC %d after loading with GOGC=200 set by the user, want 200", got)
 	}
 	restore()
+	if freed != 1 {
+		t.Errorf("with GOGC set by the user the free memory was returned: %d times", freed)
+	}
 }

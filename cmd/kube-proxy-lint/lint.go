@@ -543,18 +543,29 @@ const (
 
 // collectHarderAfterLoading sets GOGC to rulesGCPercent (largeRulesGCPercent when the live
 // heap is largeHeap or more) unless the user set GOGC, and returns what restores it (harmless
-// to call twice).
+// to call twice). After a large load it also returns the free heap to the operating system
+// (returnFreeMemory): loading leaves tens of megabytes of free spans that the runtime keeps
+// mapped while the rules run, and the rules set the run's peak (issue 24, phase 6: 20,000
+// files 270 → 261 MB for about 3% more time; nothing gained on a small run).
 func collectHarderAfterLoading() (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}
 	pct := rulesGCPercent
+	large := false
 	if live, ok := budget.LiveHeap(); ok && live >= largeHeap {
-		pct = largeRulesGCPercent
+		pct, large = largeRulesGCPercent, true
 	}
 	prev := debug.SetGCPercent(pct)
+	if large {
+		returnFreeMemory()
+	}
 	return func() { debug.SetGCPercent(prev) }
 }
+
+// returnFreeMemory collects and returns the free heap to the operating system (a variable
+// for tests).
+var returnFreeMemory = debug.FreeOSMemory
 
 // printFailures prints the rules that broke, with their stacks under --debug.
 func (c *cli) printFailures(cfg *lintConfig, out *engine.Outcome) {
