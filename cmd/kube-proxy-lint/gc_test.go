@@ -4,7 +4,11 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
+	"time"
+
+	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 
 // TestCollectHarderAfterLoading: after loading the collector runs at rulesGCPercent
@@ -62,4 +66,75 @@ func TestCollectHarderAfterLoading(t *testing.T) {
 	if freed != 1 {
 		t.Errorf("with GOGC set by the user the free memory was returned: %d times", freed)
 	}
+}
+
+// While loading, GOGC drops to loadingGCPercent once largeLoad is live, and comes back when
+// loading ends; a small load and a GOGC set by the user are left alone.
+func TestCollectHarderWhileLoading(t *testing.T) {
+	t.Setenv("GOGC", "")
+	if err := os.Unsetenv("GOGC"); err != nil {
+		t.Fatal(err)
+	}
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	runtime.GC()
+	if live, _ := budget.LiveHeap(); live >= largeLoad {
+		t.Skipf("%d MiB live before the test", live>>20)
+	}
+
+	stop := collectHarderWhileLoading()
+	time.Sleep(100 * time.Millisecond)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC %d while a small load runs, want 100", got)
+	}
+	stop()
+	stop()
+
+	stop = collectHarderWhileLoading()
+	hold := make([]byte, largeLoad+(8<<20))
+	for i := range hold {
+		hold[i] = byte(i)
+	}
+	runtime.GC()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := gogc(t)
+		if got == loadingGCPercent || time.Now().After(deadline) {
+			if got != loadingGCPercent {
+				t.Errorf("GOGC %d with %d MiB live while loading, want %d", got, len(hold)>>20, loadingGCPercent)
+			}
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC %d once loading ended, want 100 again", got)
+	}
+	runtime.KeepAlive(hold)
+	hold = nil
+	runtime.GC()
+
+	t.Setenv("GOGC", "200")
+	debug.SetGCPercent(200)
+	stop = collectHarderWhileLoading()
+	big := make([]byte, largeLoad+(8<<20))
+	runtime.GC()
+	time.Sleep(100 * time.Millisecond)
+	if got := debug.SetGCPercent(200); got != 200 {
+		t.Errorf("GOGC %d while loading with GOGC=200 set by the user, want 200", got)
+	}
+	stop()
+	runtime.KeepAlive(big)
+}
+
+// gogc reads GOGC without setting it (the watcher may set it meanwhile).
+func gogc(t *testing.T) int {
+	t.Helper()
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		t.Fatal("no /gc/gogc:percent")
+	}
+	return int(s[0].Value.Uint64())
 }

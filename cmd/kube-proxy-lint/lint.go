@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -385,7 +386,9 @@ func (c *cli) runLint(ctx context.Context, cfg *lintConfig) int {
 	if cfg.verbose {
 		tr = &tracer{}
 	}
+	stopLoadGC := collectHarderWhileLoading()
 	ws, root, err := c.loadRun(ctx, cfg, tr)
+	stopLoadGC()
 	if err != nil {
 		return c.fail(err)
 	}
@@ -532,21 +535,69 @@ func (c *cli) loadRun(ctx context.Context, cfg *lintConfig, tr *tracer) (*checke
 // live to the end, and the rules and outputs allocate beside it; at the default 100 the heap
 // may grow to twice what is live before the next collection, so the run's peak was set
 // there. 50 lowered the peak by about a tenth at 20,000 files for 2% more time; 25 another
-// 8% for 2.5% more (docs/performance.md, phase 5), where the live heap is large. A small run
-// keeps 50: its memory is mostly the binary, and more collections only cost time. Loading,
-// which allocates the most, keeps the default.
+// 8% for 2.5% more (docs/performance.md, phase 5), where the live heap is large, and 20 with
+// loadingGCPercent (phase 6). A small run keeps 50: its memory is mostly the binary, and more
+// collections only cost time. Loading, which allocates the most, keeps the default until a
+// large heap is live (collectHarderWhileLoading).
 const (
 	rulesGCPercent      = 50
-	largeRulesGCPercent = 25
+	largeRulesGCPercent = 20
 	largeHeap           = 64 << 20
 )
+
+// loadingGCPercent is the collector's GOGC while loading once largeLoad is live: at the end
+// of a large load the heap grows to twice what the last collection marked (floating garbage
+// of two decoding goroutines included), and that set half of the run's peak. Together with
+// largeRulesGCPercent 20 (was 25): 20,000 files 260 → 245 MB with no measurable time (13
+// interleaved rounds in two sittings: +1%, −1%; docs/performance.md, phase 6). Below
+// largeLoad nothing changes: a small run's memory is mostly the binary.
+const (
+	loadingGCPercent = 50
+	largeLoad        = 96 << 20
+)
+
+// collectHarderWhileLoading sets GOGC to loadingGCPercent once largeLoad is live, unless the
+// user set GOGC; the returned function stops watching and restores the previous GOGC.
+func collectHarderWhileLoading() (stop func()) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	prev := -1 // set once the watcher lowered GOGC
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if live, ok := budget.LiveHeap(); ok && live >= largeLoad {
+				prev = debug.SetGCPercent(loadingGCPercent)
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-exited
+			if prev >= 0 {
+				debug.SetGCPercent(prev)
+			}
+		})
+	}
+}
 
 // collectHarderAfterLoading sets GOGC to rulesGCPercent (largeRulesGCPercent when the live
 // heap is largeHeap or more) unless the user set GOGC, and returns what restores it (harmless
 // to call twice). After a large load it also returns the free heap to the operating system
 // (returnFreeMemory): loading leaves tens of megabytes of free spans that the runtime keeps
 // mapped while the rules run, and the rules set the run's peak (issue 24, phase 6: 20,000
-// files 270 → 261 MB for about 3% more time; nothing gained on a small run).
+// files 272 → 260 MB for about 2% more time; nothing gained on a small run).
 func collectHarderAfterLoading() (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
