@@ -112,7 +112,6 @@ func TestCollectHarderWhileLoading(t *testing.T) {
 		t.Errorf("GOGC %d once loading ended, want 100 again", got)
 	}
 	runtime.KeepAlive(hold)
-	hold = nil
 	runtime.GC()
 
 	t.Setenv("GOGC", "200")
