@@ -76,7 +76,7 @@ func (e *protocolError) Error() string {
 // executable (or beside the file it links to), else on PATH. It is looked up once, when the
 // first chart is rendered: runs without charts never look.
 func HelperCommand() func() (*exec.Cmd, error) {
-	find := sync.OnceValues(findHelper)
+	find := sync.OnceValues(FindHelper)
 	return func() (*exec.Cmd, error) {
 		path, err := find()
 		if err != nil {
@@ -89,10 +89,7 @@ func HelperCommand() func() (*exec.Cmd, error) {
 }
 
 // FindHelper is the path of the renderer executable HelperCommand starts, or ErrNoRenderer.
-func FindHelper() (string, error) { return findHelper() }
-
-// findHelper is the path of the renderer executable, or ErrNoRenderer.
-func findHelper() (string, error) {
+func FindHelper() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = ""

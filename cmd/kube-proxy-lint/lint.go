@@ -548,9 +548,9 @@ const (
 // loadingGCPercent is the collector's GOGC while loading once largeLoad is live: at the end
 // of a large load the heap grows to twice what the last collection marked (floating garbage
 // of two decoding goroutines included), and that set half of the run's peak. Together with
-// largeRulesGCPercent 20 (was 25): 20,000 files 260 → 245 MB with no measurable time (13
-// interleaved rounds in two sittings: +1%, −1%; docs/performance.md, phase 6). Below
-// largeLoad nothing changes: a small run's memory is mostly the binary.
+// largeRulesGCPercent 20 (was 25): 20,000 files 259 → 240 MiB for about 3% more time (27
+// interleaved rounds in four sittings; docs/performance.md, phase 6). Below largeLoad
+// nothing changes: a small run's memory is mostly the binary.
 const (
 	loadingGCPercent = 50
 	largeLoad        = 96 << 20
@@ -562,29 +562,18 @@ func collectHarderWhileLoading() (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}
-	done, exited := make(chan struct{}), make(chan struct{})
-	prev := -1 // set once the watcher lowered GOGC
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			if live, ok := budget.LiveHeap(); ok && live >= largeLoad {
-				prev = debug.SetGCPercent(loadingGCPercent)
-				return
-			}
+	prev := -1 // set once GOGC was lowered
+	watch := budget.Poll(20*time.Millisecond, func() bool {
+		if live, ok := budget.LiveHeap(); ok && live >= largeLoad {
+			prev = debug.SetGCPercent(loadingGCPercent)
+			return false
 		}
-	}()
+		return true
+	})
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			close(done)
-			<-exited
+			watch()
 			if prev >= 0 {
 				debug.SetGCPercent(prev)
 			}

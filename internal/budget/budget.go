@@ -276,11 +276,37 @@ func (b *Budget) Watch(every time.Duration) func() {
 	soft := func(l int64) int64 { return min(l, prev) }
 	limit := limitNow()
 	debug.SetMemoryLimit(soft(limit))
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
+	stop := Poll(every, func() bool {
+		if l := limitNow(); l != limit {
+			limit = l
+			debug.SetMemoryLimit(soft(limit))
+		}
+		if live, ok := LiveHeap(); ok && live > limit {
+			// The heap has no owner: name the largest charge as a lead.
+			b.mu.Lock()
+			what := b.topWhat
+			b.mu.Unlock()
+			if what != "" {
+				what = "the run's files and documents (the largest: " + what + ")"
+			}
+			b.exceed(&ExceededError{Resource: Memory, Limit: b.MaxMemory, Used: live + b.reserved.Load(), What: what, While: b.Doing()})
+			return false
+		}
+		return true
+	})
+	return func() {
+		stop()
+		debug.SetMemoryLimit(prev)
+	}
+}
+
+// Poll calls tick every interval on a goroutine of its own until tick returns false or the
+// returned stop is called; stop waits for that goroutine (and may be called more than once).
+// Watch and the collector settings of a run (they follow the live heap) poll with it.
+func Poll(every time.Duration, tick func() (more bool)) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(exited)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
@@ -289,27 +315,17 @@ func (b *Budget) Watch(every time.Duration) func() {
 				return
 			case <-t.C:
 			}
-			if l := limitNow(); l != limit {
-				limit = l
-				debug.SetMemoryLimit(soft(limit))
-			}
-			if live, ok := LiveHeap(); ok && live > limit {
-				// The heap has no owner: name the largest charge as a lead.
-				b.mu.Lock()
-				what := b.topWhat
-				b.mu.Unlock()
-				if what != "" {
-					what = "the run's files and documents (the largest: " + what + ")"
-				}
-				b.exceed(&ExceededError{Resource: Memory, Limit: b.MaxMemory, Used: live + b.reserved.Load(), What: what, While: b.Doing()})
+			if !tick() {
 				return
 			}
 		}
 	}()
+	var once sync.Once
 	return func() {
-		close(done)
-		wg.Wait()
-		debug.SetMemoryLimit(prev)
+		once.Do(func() {
+			close(done)
+			<-exited
+		})
 	}
 }
 
