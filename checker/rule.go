@@ -34,6 +34,41 @@ type Rule struct {
 	// Severity at every target. Context may still change a finding's severity (a guarded
 	// command, a scope without NodePort Services): Doc.SeverityText says how.
 	SeverityAt func(Version) Severity
+	// DocFacts, when set, is what the rule reads of one document, taken from its tree (issue
+	// 24: facts, not trees). The loader computes it for the documents whose trees it drops
+	// (load.Options.Facts: the application workloads that only KP302 reads) before it drops
+	// them, and the rule reads it with Facts, which computes it from the tree when the loader
+	// did not. It runs while files load, in parallel: it must not keep the document's nodes,
+	// nor strings that point into them (they are the decoder's, among its garbage).
+	DocFacts func(d *Document) any
+}
+
+// docFactsKey keys a rule's DocFacts of one document of a file (File.Memo).
+type docFactsKey struct {
+	rule  string
+	index int
+}
+
+// Facts returns r's facts of d (DocFacts): those the loader kept when it dropped d's tree
+// (d.Facts), else computed now from the tree. A header the loader kept no facts of for r has
+// none.
+func (r *Rule) Facts(d *Document) any {
+	if r.DocFacts == nil {
+		return nil
+	}
+	if !d.Facts {
+		return r.DocFacts(d)
+	}
+	v, _ := d.File.memoLoad(docFactsKey{r.ID, d.Index})
+	return v
+}
+
+// KeepFacts computes r's facts of d and keeps them (on d's file) for Facts: the loader calls
+// it for every rule with DocFacts before it drops d's tree, then sets d.Facts.
+func (r *Rule) KeepFacts(d *Document) {
+	if r.DocFacts != nil {
+		d.File.Memo(docFactsKey{r.ID, d.Index}, func() any { return r.DocFacts(d) })
+	}
 }
 
 // SeverityFor returns the rule's severity at target t.

@@ -412,6 +412,10 @@ type Document struct {
 	// WholeDocs gives a pruned or reduced document back whole when its file can be decoded
 	// again (File.Redecode).
 	Reduced bool
+	// Facts is set on a header whose tree the loader dropped once the run's rules had taken
+	// their facts of it (checker.Rule.DocFacts, Rule.Facts): the rules report in it from
+	// those, at the positions they hold.
+	Facts bool
 
 	// Metrics, when set, are the document's metric facts, extracted from its whole tree by
 	// the loader, which then dropped the nodes on their paths (checker/load/facts.go):

@@ -25,7 +25,8 @@ var KP302 = &checker.Rule{
 		Since:        "0.1.0",
 		SeverityText: "error when the effective mode at the target does not serve it (ipvs always; nftables without gate and loopback entry; UDP/SCTP in nftables; IPv6 in iptables); warning when only iptables mode serves it; warning at most without a kube-proxy in scope",
 	}),
-	Run: runKP302,
+	Run:      runKP302,
+	DocFacts: kp302DocUses,
 }
 
 // kp302Use is one loopback host:port found in an input.
@@ -45,7 +46,7 @@ type kp302Use struct {
 }
 
 func runKP302(p *checker.Pass) error {
-	uses := kp302PodUses(p.Workspace)
+	uses := kp302PodUses(p.Rule, p.Workspace)
 	uses = append(uses, kp302TextUses(p.Workspace)...)
 	uses = append(uses, kp302ScrapeUses(p.Workspace)...)
 	uses = append(uses, kp302RegistryUses(p.Workspace)...)
@@ -186,89 +187,105 @@ func kp302Served(mode string, in *checker.Instance, target checker.Version, ipv6
 // kp302PodUses finds loopback NodePort uses in workloads: images and kubelet probes and
 // hooks with a loopback host in every Pod; command, args, env and exec probes and hooks in
 // hostNetwork Pods only, since any other Pod has its own loopback.
-func kp302PodUses(ws *checker.Workspace) []kp302Use {
+func kp302PodUses(r *checker.Rule, ws *checker.Workspace) []kp302Use {
 	var out []kp302Use
 	for _, d := range ws.Docs {
-		spec := checker.WorkloadPodSpec(d.Kind)
-		if spec == nil {
-			continue
+		if checker.WorkloadPodSpec(d.Kind) == nil || d.Pruned && !d.Facts {
+			continue // a header without facts: nothing of its pod is left
 		}
-		hk, hn := d.Lookup(spec.Append("hostNetwork"))
-		hostNet, _ := checker.YAML11Bool(hn)
-		var hostRel []checker.Related
-		if hostNet {
-			hostRel = []checker.Related{{Pos: d.NodePos(hk), End: d.NodeEnd(hk), Message: "the Pod runs in the host network namespace"}}
+		uses, _ := r.Facts(d).([]kp302Use)
+		for _, u := range uses {
+			u.obj = d.Ref()
+			out = append(out, u)
 		}
-		file := d.File.Outer().Path
-		scan := func(n *yaml.Node, path checker.Path, imageOnly, shellWords bool) {
-			if n == nil || n.Kind != yaml.ScalarNode || !mayHoldLoopback(n.Value) {
-				return
-			}
-			refs := findLoopbackRefs(n.Value)
-			if shellWords {
-				refs = outsideShellComments(n.Value, refs)
-			}
-			for _, r := range refs {
-				what := n.Value[r.From:r.To]
-				if imageOnly {
-					if r.To >= len(n.Value) || n.Value[r.To] != '/' || r.From != 0 {
-						continue
-					}
-					what += " (the registry of image " + n.Value + ", pulled by the node)"
-				}
-				pos, end := d.SubPos(n, r.From, r.To)
-				u := kp302Use{file: file, pos: pos, end: end, obj: d.Ref(), path: path, what: what, port: r.Port, ipv6: r.IPv6}
-				if !imageOnly {
-					u.related = hostRel
-				}
-				out = append(out, u)
-			}
+	}
+	return out
+}
+
+// kp302DocUses is KP302's facts of a workload (checker.Rule.DocFacts): the loopback
+// addresses its pod reaches, positions resolved, without the object (kp302PodUses sets it:
+// a reference made while loading would hold the decoder's strings).
+func kp302DocUses(d *checker.Document) any {
+	spec := checker.WorkloadPodSpec(d.Kind)
+	if spec == nil {
+		return nil
+	}
+	var out []kp302Use
+	hk, hn := d.Lookup(spec.Append("hostNetwork"))
+	hostNet, _ := checker.YAML11Bool(hn)
+	var hostRel []checker.Related
+	if hostNet {
+		hostRel = []checker.Related{{Pos: d.NodePos(hk), End: d.NodeEnd(hk), Message: "the Pod runs in the host network namespace"}}
+	}
+	file := d.File.Outer().Path
+	scan := func(n *yaml.Node, path checker.Path, imageOnly, shellWords bool) {
+		if n == nil || n.Kind != yaml.ScalarNode || !mayHoldLoopback(n.Value) {
+			return
 		}
-		scanSeq := func(c *yaml.Node, cpath, field checker.Path) {
-			_, seq := checker.LookupNode(c, field)
-			if seq == nil || seq.Kind != yaml.SequenceNode {
-				return
-			}
-			for i, n := range seq.Content {
-				scan(n, cpath.Append(field, i), false, true)
-			}
+		refs := findLoopbackRefs(n.Value)
+		if shellWords {
+			refs = outsideShellComments(n.Value, refs)
 		}
-		for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
-			_, cs := d.Lookup(spec.Append(list))
-			if cs == nil || cs.Kind != yaml.SequenceNode {
-				continue
-			}
-			for i, c := range cs.Content {
-				cpath := spec.Append(list, i)
-				_, img := checker.LookupNode(c, checker.Path{"image"})
-				scan(img, cpath.Append("image"), true, false)
-				handlers := []checker.Path{
-					{"livenessProbe"}, {"readinessProbe"}, {"startupProbe"},
-					{"lifecycle", "postStart"}, {"lifecycle", "preStop"},
-				}
-				for _, h := range handlers {
-					_, hn := checker.LookupNode(c, h)
-					for _, kind := range []string{"httpGet", "tcpSocket"} {
-						if u, ok := kp302ProbeUse(d, hn, cpath, h, kind); ok {
-							u.file = file
-							out = append(out, u)
-						}
-					}
-					if hostNet {
-						scanSeq(c, cpath, h.Append("exec", "command"))
-					}
-				}
-				if !hostNet {
+		for _, r := range refs {
+			what := strings.Clone(n.Value[r.From:r.To]) // not the decoder's string
+			if imageOnly {
+				if r.To >= len(n.Value) || n.Value[r.To] != '/' || r.From != 0 {
 					continue
 				}
-				scanSeq(c, cpath, checker.Path{"command"})
-				scanSeq(c, cpath, checker.Path{"args"})
-				_, env := checker.LookupNode(c, checker.Path{"env"})
-				if env != nil && env.Kind == yaml.SequenceNode {
-					for j, e := range env.Content {
-						_, v := checker.LookupNode(e, checker.Path{"value"})
-						scan(v, cpath.Append("env", j, "value"), false, false)
+				what += " (the registry of image " + n.Value + ", pulled by the node)"
+			}
+			pos, end := d.SubPos(n, r.From, r.To)
+			u := kp302Use{file: file, pos: pos, end: end, path: path, what: what, port: r.Port, ipv6: r.IPv6}
+			if !imageOnly {
+				u.related = hostRel
+			}
+			out = append(out, u)
+		}
+	}
+	scanSeq := func(c *yaml.Node, cpath, field checker.Path) {
+		_, seq := checker.LookupNode(c, field)
+		if seq == nil || seq.Kind != yaml.SequenceNode {
+			return
+		}
+		for i, n := range seq.Content {
+			scan(n, cpath.Append(field, i), false, true)
+		}
+	}
+	for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
+		_, cs := d.Lookup(spec.Append(list))
+		if cs == nil || cs.Kind != yaml.SequenceNode {
+			continue
+		}
+		for i, c := range cs.Content {
+			cpath := spec.Append(list, i)
+			_, img := checker.LookupNode(c, checker.Path{"image"})
+			scan(img, cpath.Append("image"), true, false)
+			handlers := []checker.Path{
+				{"livenessProbe"}, {"readinessProbe"}, {"startupProbe"},
+				{"lifecycle", "postStart"}, {"lifecycle", "preStop"},
+			}
+			for _, h := range handlers {
+				_, hn := checker.LookupNode(c, h)
+				for _, kind := range []string{"httpGet", "tcpSocket"} {
+					if u, ok := kp302ProbeUse(d, hn, cpath, h, kind); ok {
+						u.file = file
+						out = append(out, u)
 					}
+				}
+				if hostNet {
+					scanSeq(c, cpath, h.Append("exec", "command"))
+				}
+			}
+			if !hostNet {
+				continue
+			}
+			scanSeq(c, cpath, checker.Path{"command"})
+			scanSeq(c, cpath, checker.Path{"args"})
+			_, env := checker.LookupNode(c, checker.Path{"env"})
+			if env != nil && env.Kind == yaml.SequenceNode {
+				for j, e := range env.Content {
+					_, v := checker.LookupNode(e, checker.Path{"value"})
+					scan(v, cpath.Append("env", j, "value"), false, false)
 				}
 			}
 		}
@@ -301,7 +318,7 @@ func kp302ProbeUse(d *checker.Document, hn *yaml.Node, cpath, h checker.Path, ki
 		return kp302Use{}, false
 	}
 	what := fmt.Sprintf("%s %s to %s port %d", strings.Join(h, "."), kind, host.Value, pn)
-	return kp302Use{pos: d.NodePos(host), end: d.NodeEnd(host), obj: d.Ref(), path: cpath.Append(h, kind, "host"), what: what, port: pn, ipv6: v6}, true
+	return kp302Use{pos: d.NodePos(host), end: d.NodeEnd(host), path: cpath.Append(h, kind, "host"), what: what, port: pn, ipv6: v6}, true
 }
 
 // kp302RegistryUses finds node-local registries in YAML: the LocalRegistryHosting ConfigMap

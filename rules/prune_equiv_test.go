@@ -16,7 +16,8 @@ import (
 
 // TestPruneKeepsFindings: every Go and built-in Rego rule finds the same on every rule
 // fixture (single files included, which the fixture harness loads without pruning) whether
-// the loader prunes documents and reduces them to their facts or keeps every tree
+// the loader prunes documents and reduces them to their facts (with the rules' own facts,
+// checker.Rule.DocFacts, as the CLI loads, or without) or keeps every tree
 // (load.Options.KeepTrees): what pruning drops is what no rule reads (checker/load/prune.go,
 // checker/load/facts.go).
 func TestPruneKeepsFindings(t *testing.T) {
@@ -39,9 +40,11 @@ func TestPruneKeepsFindings(t *testing.T) {
 			if !e.IsDir() {
 				root = filepath.Dir(path)
 			}
-			var got [2]string
-			for i, keep := range []bool{false, true} {
-				ws, err := load.Load(context.Background(), load.Options{Paths: []string{path}, Root: root, KeepTrees: keep})
+			// Pruning with the rules' facts (the CLI's way), without them, and every tree.
+			var got [3]string
+			for i, opts := range []load.Options{{Facts: all}, {}, {KeepTrees: true}} {
+				opts.Paths, opts.Root = []string{path}, root
+				ws, err := load.Load(context.Background(), opts)
 				if err != nil {
 					t.Fatalf("%s: %v", path, err)
 				}
@@ -55,8 +58,11 @@ func TestPruneKeepsFindings(t *testing.T) {
 				}
 				got[i] = string(b)
 			}
-			if got[0] != got[1] {
-				t.Errorf("%s: findings with pruning differ from those with every tree:\n%s\n%s", path, got[0], got[1])
+			if got[0] != got[2] {
+				t.Errorf("%s: findings with pruning and the rules' facts differ from those with every tree:\n%s\n%s", path, got[0], got[2])
+			}
+			if got[1] != got[2] {
+				t.Errorf("%s: findings with pruning differ from those with every tree:\n%s\n%s", path, got[1], got[2])
 			}
 		}
 	}

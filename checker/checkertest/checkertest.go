@@ -91,7 +91,7 @@ func Findings(t *testing.T, rule *checker.Rule, path string) (*checker.Workspace
 		t.Fatal(err)
 	}
 	if st.IsDir() {
-		ws, err = load.Load(context.Background(), load.Options{Paths: []string{path}, Root: path, Target: target})
+		ws, err = load.Load(context.Background(), load.Options{Paths: []string{path}, Root: path, Target: target, Facts: []*checker.Rule{rule}})
 		if err != nil {
 			t.Fatalf("load %s: %v", path, err)
 		}
@@ -325,7 +325,7 @@ func checkGolden(t *testing.T, rule *checker.Rule, path string, isDir bool, ws *
 		var ws2 *checker.Workspace
 		if isDir {
 			var err error
-			ws2, err = load.Load(context.Background(), load.Options{Paths: []string{path}, Root: path, Target: target, Overlay: changed})
+			ws2, err = load.Load(context.Background(), load.Options{Paths: []string{path}, Root: path, Target: target, Overlay: changed, Facts: []*checker.Rule{rule}})
 			if err != nil {
 				t.Fatal(err)
 			}

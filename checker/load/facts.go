@@ -152,6 +152,13 @@ func withoutFactPaths(skel *yaml.Node, groups []checker.RuleGroup, queries []che
 // containerLeaves); its top-level keys and metadataFacts stay. Volumes, resources, ports,
 // affinity and the like are dropped, and the workload keeps its tree if any of them names
 // a word of pruneKeep.
+//
+// When the loader has the run's rules (Options.Facts), a rule that reads such workloads
+// gives what it reads of one as facts (checker.Rule.DocFacts: KP302, its loopback addresses
+// with their positions), computed here while the tree is whole; a workload other than a
+// DaemonSet (KP603 reads those) whose text names no control-plane image then keeps its
+// header alone (Document.Facts), and its file's text goes as a Service's does
+// (releaseContent). Issue 24: these were a third of the nodes left on the benchmark corpus.
 
 // loopbackKeep are the words of pruneKeep that only KP302 looks for in workloads.
 var loopbackKeep = newWords("hostNetwork", "localhost", "127.", v6Loopback, "[0:0:0:0:0:0:0:1]")
@@ -219,14 +226,33 @@ func mentionsNode(n *yaml.Node, ws *words) bool {
 }
 
 // keepWorkloadFacts reduces the application workloads of f to the fields KP302 reads (see
-// above).
-func keepWorkloadFacts(f *checker.File) {
+// above). When the run's rules give their facts of a document (checker.Rule.DocFacts: KP302's
+// loopback addresses), an application workload other than a DaemonSet whose text names no
+// control-plane image keeps its header only, once rules' facts of it are computed: nothing
+// else reads it after loading (a DaemonSet's containers are KP603's too, and a control-plane
+// image's tag is a version source, read once every file is loaded).
+func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
+	var facts []*checker.Rule
+	for _, r := range rules {
+		if r.DocFacts != nil {
+			facts = append(facts, r)
+		}
+	}
 	for i, d := range f.Docs {
 		spec := checker.WorkloadPodSpec(d.Kind)
 		if !pruneKinds[d.Kind] && d.Kind != "DaemonSet" || spec == nil || !reducible(f, d) {
 			continue
 		}
-		if text := docText(f, i); mentions(text, otherKeep) || mentions(text, pruneKeepTemplated) {
+		text := docText(f, i)
+		if mentions(text, otherKeep) || mentions(text, pruneKeepTemplated) {
+			continue
+		}
+		if len(facts) > 0 && d.Kind != "DaemonSet" && !mentions(text, versionKeep) {
+			for _, r := range facts {
+				r.KeepFacts(d)
+			}
+			pruneToHeader(d)
+			d.Facts = true
 			continue
 		}
 		root := &factTrie{}

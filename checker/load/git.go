@@ -168,7 +168,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		in := input{name: picked[i].name, content: content, explicit: explicit[i], aliases: aliases, turns: order, index: i}
 		files[i], fileProbs[i] = readAndParse(ctx, in, opts.MaxFileSize)
 		if !opts.KeepTrees {
-			prune(files[i])
+			pruneWith(files[i], opts.Facts)
 			c := compactors.Get().(*compactor)
 			settle(files[i], fileProbs[i], in, opts, c)
 			compactors.Put(c)

@@ -61,6 +61,10 @@ type Options struct {
 	// (checker.WholeDocs). Set it when repository or --policy Rego rules run, since they may
 	// read any document. Helm renderings are decoded again from the chart's output.
 	WholeOnDemand bool
+	// Facts are the run's rules: those with DocFacts have them computed for the documents
+	// whose trees the loader drops and could not drop without them (checker.Rule.DocFacts;
+	// prune.go). Without them those documents keep the fields the rules read.
+	Facts []*checker.Rule
 	// Clusters are the clusters declared in the configuration file; they replace inference
 	// for the files their globs match.
 	Clusters []cluster.Declared
@@ -149,7 +153,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 						_ = run.Charge(int64(len(files[i].Content)), inputs[i].name)
 					}
 					if !opts.KeepTrees {
-						prune(files[i])
+						pruneWith(files[i], opts.Facts)
 						settle(files[i], fileProbs[i], inputs[i], opts, &c)
 					}
 					if files[i] == nil && len(fileProbs[i]) == 0 {

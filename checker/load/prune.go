@@ -93,7 +93,11 @@ var pruneKeepTemplated = newWords("{{", "{%", "${")
 // prune replaces the trees of f's prunable documents by their metadata (see above). The words
 // are looked for in each document's own lines (from its first line to the next document's),
 // so that a Deployment beside a kube-proxy alert rule is still pruned.
-func prune(f *checker.File) {
+func prune(f *checker.File) { pruneWith(f, nil) }
+
+// pruneWith is prune with the run's rules, whose DocFacts let a workload that only they
+// read go to its header (keepWorkloadFacts).
+func pruneWith(f *checker.File, rules []*checker.Rule) {
 	if f == nil || len(f.Docs) == 0 || f.Lines == nil {
 		return
 	}
@@ -110,23 +114,24 @@ func prune(f *checker.File) {
 		pruneToHeader(d)
 	}
 	keepMetricFacts(f)
-	keepWorkloadFacts(f)
+	keepWorkloadFacts(f, rules)
 	keepServiceFacts(f)
 }
 
 // releaseContent drops the content and line index of a file whose documents are all
-// headers, and of its masked copy: nothing reads them once the file is loaded. No rule
-// reports in such a file, and it names no word of pruneKeep, so Document.Contains of a rule
+// headers without facts (Document.Facts), and of its masked copy: nothing reads them once
+// the file is loaded. No rule reports in such a file, and it names no word of pruneKeep, so Document.Contains of a rule
 // word is false either way (checker.File.Content says so). A file with a suppression comment
 // keeps them (its comments are read for KP900: one above its first document is outside every
 // document's lines, so the document was pruned; the text is then released as a metric file's
 // is, below, when it can be read again). The line index goes too, since it
 // holds the content (columns count code points on lines with multi-byte characters).
 //
-// A file whose documents are all headers, metric facts (dashboards, alert rules) or Service
-// facts lets its text go too when it can be read again (a file on disk: in.abs) and holds no
-// suppression comment: findings point into its queries, whose offset maps are made before
-// the text goes (keepQueryOffsets), Service facts hold their positions, its line index keeps
+// A file whose documents are all headers (the rules' facts of some: Document.Facts), metric
+// facts (dashboards, alert rules) or Service facts lets its text go too when it can be read
+// again (a file on disk: in.abs) and holds no suppression comment: findings point into its
+// queries, whose offset maps are made before the text goes (keepQueryOffsets), Service facts
+// and the rules' facts hold their positions, its line index keeps
 // positions only (text.LineIndex.Release, when every line holds single-byte characters),
 // and what needs the text after loading (fix checks, snippets, line hashes, the fixer) reads
 // it again with checker.File.Text, which checks that it did not change. in is where f was
@@ -141,7 +146,7 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 		if len(d.Embedded) > 0 || d.File != f && (!d.File.Masked || d.File.Parent != f) || !keepsNoText(d) {
 			return
 		}
-		headers = headers && d.Pruned
+		headers = headers && d.Pruned && !d.Facts // findings in facts' files show their lines
 	}
 	if headers && !checker.MayHoldDirectives(f.Content) {
 		for _, d := range f.Docs {

@@ -74,6 +74,7 @@ func (c *cli) loadWorkspace(ctx context.Context, cfg *lintConfig, tr *tracer) (*
 		Clusters:        cfg.clusters,
 		ClustersPartial: cfg.clustersPartial,
 		ReportIgnored:   cfg.reportIgnored,
+		Facts:           cfg.rules,
 	}
 	if tr != nil {
 		opts.Trace = tr.trace
