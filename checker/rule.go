@@ -41,6 +41,12 @@ type Rule struct {
 	// did not. It runs while files load, in parallel: it must not keep the document's nodes,
 	// nor strings that point into them (they are the decoder's, among its garbage).
 	DocFacts func(d *Document) any
+	// Reads are the workload kinds (Pod, DaemonSet, Deployment, ...) of which the rule reads
+	// every document's tree after loading, not only those that run kube-proxy: a built-in
+	// Rego rule whose kinds list them without `workloads: kube-proxy` (KP603 reads every
+	// DaemonSet). The loader then keeps of those documents the fields the rules read, rather
+	// than their header and the rules' facts (DocFacts).
+	Reads []string
 }
 
 // docFactsKey keys a rule's DocFacts of one document of a file (File.Memo).

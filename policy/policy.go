@@ -469,6 +469,14 @@ func (rr *regoRule) rule(meta *ruleMetadata, builtin bool) *checker.Rule {
 		DocURL:   meta.URL,
 		External: !builtin,
 	}
+	if !meta.KubeProxyWorkloads && meta.Modes == nil {
+		// Evaluated on every document of its kinds (eval.go), not only on kube-proxy's.
+		for _, k := range meta.Kinds {
+			if workloadKinds[k] {
+				r.Reads = append(r.Reads, k)
+			}
+		}
+	}
 	r.Run = func(p *checker.Pass) error { return rr.run(p) }
 	regoRules.Store(r, rr)
 	return r

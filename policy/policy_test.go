@@ -26,3 +26,18 @@ func TestRegoUnitTests(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinReads: a built-in rule evaluated on every workload of its kinds (no
+// `workloads: kube-proxy`, no modes) says so in checker.Rule.Reads, which keeps the loader
+// from dropping those workloads' trees; the others read only kube-proxy's.
+func TestBuiltinReads(t *testing.T) {
+	got := map[string][]string{}
+	for _, r := range policy.Builtin() {
+		if len(r.Reads) > 0 {
+			got[r.ID] = r.Reads
+		}
+	}
+	if len(got) != 1 || len(got["KP603"]) != 1 || got["KP603"][0] != "DaemonSet" {
+		t.Errorf("rules that read workloads whole: %v, want KP603 [DaemonSet]", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/engine"
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/load"
+	"github.com/kube-proxy-lint/kube-proxy-lint/policy"
 	"github.com/kube-proxy-lint/kube-proxy-lint/rules"
 )
 
@@ -27,8 +28,8 @@ func TestKP302Facts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(out.Findings) != 3 {
-			t.Errorf("%d findings, want 3", len(out.Findings))
+		if len(out.Findings) != 4 {
+			t.Errorf("%d findings, want 4", len(out.Findings))
 		}
 		b, err := json.Marshal(out.Findings)
 		if err != nil {
@@ -54,11 +55,26 @@ func TestKP302Facts(t *testing.T) {
 	if f.Content != nil || f.Reread == nil {
 		t.Error("relay.yaml: its text is held; want it released, to be read again")
 	}
+	if d := ws.File("agent.yaml").Docs[0]; !d.Pruned || !d.Facts {
+		t.Errorf("DaemonSet agent: pruned %v, facts %v: want a header with facts", d.Pruned, d.Facts)
+	}
 	// Without the rules' facts the workloads keep what KP302 reads of their trees.
 	ws, _ = run(load.Options{})
-	for _, d := range ws.File("relay.yaml").Docs[:2] {
+	for _, d := range append(ws.File("relay.yaml").Docs[:2], ws.File("agent.yaml").Docs[0]) {
 		if d.Facts || !d.Reduced {
 			t.Errorf("%s %s without facts: reduced %v, facts %v", d.Kind, d.Name, d.Reduced, d.Facts)
 		}
+	}
+	// With KP603 in the run (checker.Rule.Reads: every DaemonSet), the DaemonSet keeps its
+	// fields; the others still go to their headers.
+	ws, withKP603 := run(load.Options{Facts: append(rules.All(), policy.Builtin()...)})
+	if withKP603 != whole {
+		t.Errorf("findings with KP603 in the run differ from those on every tree:\n%s\n%s", withKP603, whole)
+	}
+	if d := ws.File("agent.yaml").Docs[0]; d.Facts || !d.Reduced {
+		t.Errorf("DaemonSet agent with KP603: reduced %v, facts %v", d.Reduced, d.Facts)
+	}
+	if d := ws.File("relay.yaml").Docs[0]; !d.Facts {
+		t.Error("Deployment relay with KP603: no facts")
 	}
 }

@@ -155,10 +155,10 @@ func withoutFactPaths(skel *yaml.Node, groups []checker.RuleGroup, queries []che
 //
 // When the loader has the run's rules (Options.Facts), a rule that reads such workloads
 // gives what it reads of one as facts (checker.Rule.DocFacts: KP302, its loopback addresses
-// with their positions), computed here while the tree is whole; a workload other than a
-// DaemonSet (KP603 reads those) whose text names no control-plane image then keeps its
-// header alone (Document.Facts), and its file's text goes as a Service's does
-// (releaseContent). Issue 24: these were a third of the nodes left on the benchmark corpus.
+// with their positions), computed here while the tree is whole; a workload of a kind no rule
+// of the run reads whole (checker.Rule.Reads: KP603, off by default, reads DaemonSets) whose
+// text names no control-plane image then keeps its header alone (Document.Facts), and its
+// file's text goes as a Service's does (releaseContent).
 
 // loopbackKeep are the words of pruneKeep that only KP302 looks for in workloads.
 var loopbackKeep = newWords("hostNetwork", "localhost", "127.", v6Loopback, "[0:0:0:0:0:0:0:1]")
@@ -227,15 +227,19 @@ func mentionsNode(n *yaml.Node, ws *words) bool {
 
 // keepWorkloadFacts reduces the application workloads of f to the fields KP302 reads (see
 // above). When the run's rules give their facts of a document (checker.Rule.DocFacts: KP302's
-// loopback addresses), an application workload other than a DaemonSet whose text names no
-// control-plane image keeps its header only, once rules' facts of it are computed: nothing
-// else reads it after loading (a DaemonSet's containers are KP603's too, and a control-plane
-// image's tag is a version source, read once every file is loaded).
+// loopback addresses), an application workload whose kind no rule of the run reads whole
+// (checker.Rule.Reads: KP603, when enabled, reads every DaemonSet) and whose text names no
+// control-plane image (its tag is a version source, read once every file is loaded) keeps its
+// header only, once the rules' facts of it are computed: nothing else reads it after loading.
 func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
 	var facts []*checker.Rule
+	read := map[string]bool{}
 	for _, r := range rules {
 		if r.DocFacts != nil {
 			facts = append(facts, r)
+		}
+		for _, k := range r.Reads {
+			read[k] = true
 		}
 	}
 	for i, d := range f.Docs {
@@ -247,7 +251,7 @@ func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
 		if mentions(text, otherKeep) || mentions(text, pruneKeepTemplated) {
 			continue
 		}
-		if len(facts) > 0 && d.Kind != "DaemonSet" && !mentions(text, versionKeep) {
+		if len(facts) > 0 && !read[d.Kind] && !mentions(text, versionKeep) {
 			for _, r := range facts {
 				r.KeepFacts(d)
 			}
