@@ -412,9 +412,9 @@ type Document struct {
 	// WholeDocs gives a pruned or reduced document back whole when its file can be decoded
 	// again (File.Redecode).
 	Reduced bool
-	// Facts is set on a header whose tree the loader dropped once the run's rules had taken
-	// their facts of it (checker.Rule.DocFacts, Rule.Facts): the rules report in it from
-	// those, at the positions they hold.
+	// Facts is set on a header (Pruned) whose tree the loader dropped once it had taken
+	// facts of it: the run's rules' (checker.Rule.DocFacts, Rule.Facts) or a Service's
+	// (Service). The rules report in it from those, at the positions they hold.
 	Facts bool
 
 	// Metrics, when set, are the document's metric facts, extracted from its whole tree by

@@ -280,11 +280,12 @@ func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
 // the nodePort keys' positions) and the Rego data's services (spec.type and each port's
 // name, port, nodePort and protocol). A Service that names none of pruneKeep's words and no
 // template placeholder and opens a node port keeps those as Go values
-// (checker.ServiceFacts, positions resolved), and of its tree its top-level keys with spec
-// emptied, and metadataFacts; no typed object. A Service that opens no node port (its type is neither NodePort nor LoadBalancer
+// (checker.ServiceFacts, positions resolved) and its header (Document.Facts; until phase 7
+// its top-level keys with spec emptied, and metadataFacts, which no reader needed); no typed
+// object. A Service that opens no node port (its type is neither NodePort nor LoadBalancer
 // and no port sets a nodePort) keeps only its type, which is all the Rego data shows of it,
-// and no typed object; one of type ClusterIP (written or not: the data shows ClusterIP
-// either way) is pruned to its header.
+// as facts beside its header; one of type ClusterIP (written or not: the data shows
+// ClusterIP either way) is pruned to its header.
 
 // serviceSpecFacts are the fields a Service that opens no node port keeps.
 var serviceSpecFacts = []string{"type", "allocateLoadBalancerNodePorts"}
@@ -316,20 +317,30 @@ func keepServiceFacts(f *checker.File) {
 		}
 		if opens {
 			// Its facts, from the whole tree and the typed object, positions included; then
-			// its tree keeps the header and metadata (spec reduced to an empty mapping).
+			// it keeps its header.
 			facts := checker.ServiceFactsOf(d)
 			meta := &factTrie{}
 			meta.metadataFacts()
 			meta.kids["spec"] = &factTrie{}
-			if reduceTo(d, meta) {
-				d.Service, d.Object = facts, nil
+			if reduceTo(d, meta) { // not a tree that must stay whole (an anchor, an alias)
+				serviceHeader(d, facts)
 			}
 			continue
 		}
+		typ := d.Str(checker.P("spec", "type"))
 		if reduceTo(d, root) {
-			d.Object = nil // NodePorts reads the typed object: this one opens none
+			// Its type, which is all Document.ServicePorts gives of it; NodePorts reads the
+			// typed object, and this one opens none.
+			serviceHeader(d, &checker.ServiceFacts{Type: typ})
 		}
 	}
+}
+
+// serviceHeader prunes Service d to its header, with its facts (Document.Facts): what the
+// rules read of it (Workspace.NodePorts, Document.ServicePorts), positions resolved.
+func serviceHeader(d *checker.Document, facts *checker.ServiceFacts) {
+	pruneToHeader(d)
+	d.Service, d.Facts = facts, true
 }
 
 // reducible reports whether d is a top-level mapping document of f's own stream (of its

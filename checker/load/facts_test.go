@@ -262,7 +262,7 @@ spec:
 
 // TestKeepServiceFacts: a Service that opens a node port keeps its facts as Go values (what
 // NodePorts and the Rego data read of it, the same values and positions as its whole tree
-// and typed object give) and of its tree its header and metadata; one that names a word of
+// and typed object give) and its header (Document.Facts); one that names a word of
 // pruneKeep keeps its whole tree and typed object.
 func TestKeepServiceFacts(t *testing.T) {
 	const svc = `apiVersion: v1
@@ -320,10 +320,11 @@ spec:
 			if wp[0].Pos.Line != 12 || wp[1].Pos.Line != 13 {
 				t.Errorf("ports located at lines %d and %d, want 12 and 13", wp[0].Pos.Line, wp[1].Pos.Line)
 			}
-			_, a := d.Lookup(checker.P("metadata", "name"))
-			_, b := w.Lookup(checker.P("metadata", "name"))
-			if a == nil || a.Value != b.Value || a.Line != b.Line || a.Column != b.Column {
-				t.Error("metadata.name: not kept as it was")
+			if tt.reduced && (!d.Pruned || !d.Facts || d.Name != "web" || d.Node.Line != w.Node.Line || d.Node.Column != w.Node.Column) {
+				t.Errorf("not a header with facts where it was: pruned %v, facts %v, name %q", d.Pruned, d.Facts, d.Name)
+			}
+			if _, a := d.Lookup(checker.P("metadata", "name")); !tt.reduced && a == nil {
+				t.Error("metadata.name: not kept")
 			}
 			for _, p := range []checker.Path{checker.P("spec", "type"), checker.P("spec", "selector"), checker.P("spec", "ports")} {
 				if d.Has(p) == tt.reduced {
@@ -332,19 +333,20 @@ spec:
 			}
 		})
 	}
-	// A Service that opens no node port keeps its type and no typed object, and one of type
-	// ClusterIP only its header; one that sets a nodePort on a ClusterIP port keeps its facts
-	// (the Rego data shows them).
+	// A Service that opens no node port keeps its type as facts beside its header and no typed
+	// object, and one of type ClusterIP only its header; one that sets a nodePort on a
+	// ClusterIP port keeps its facts (the Rego data shows them).
 	const cluster = "apiVersion: v1\nkind: Service\nmetadata:\n  name: api\nspec:\n  selector: {app: api}\n  ports:\n  - {name: http, port: 80}\n"
 	for _, tt := range []struct {
-		name, src     string
-		opens, pruned bool
+		name, src    string
+		opens, facts bool
+		typ          string
 	}{
-		{"ClusterIP", cluster, false, true},
-		{"typed ClusterIP", cluster + "  type: ClusterIP\n", false, true},
-		{"ExternalName", cluster + "  type: ExternalName\n", false, false},
-		{"a nodePort", cluster + "  - {name: x, port: 81, nodePort: 30081}\n", true, false},
-		{"LoadBalancer", cluster + "  type: LoadBalancer\n", true, false},
+		{"ClusterIP", cluster, false, false, ""},
+		{"typed ClusterIP", cluster + "  type: ClusterIP\n", false, false, ""},
+		{"ExternalName", cluster + "  type: ExternalName\n", false, true, "ExternalName"},
+		{"a nodePort", cluster + "  - {name: x, port: 81, nodePort: 30081}\n", true, true, ""},
+		{"LoadBalancer", cluster + "  type: LoadBalancer\n", true, true, "LoadBalancer"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, probs := readAndParse(t.Context(), input{name: "s.yaml", content: []byte(tt.src), explicit: true}, DefaultMaxFileSize)
@@ -353,17 +355,14 @@ spec:
 			}
 			prune(f)
 			d := f.Docs[0]
-			if _, ports := d.ServicePorts(); (len(ports) > 0) != tt.opens || (d.Service != nil) != tt.opens {
-				t.Errorf("ports %v (facts %v), want them: %v", ports, d.Service != nil, tt.opens)
+			if typ, ports := d.ServicePorts(); (len(ports) > 0) != tt.opens || typ != tt.typ {
+				t.Errorf("type %q, ports %v, want %q and ports: %v", typ, ports, tt.typ, tt.opens)
 			}
-			if d.Object != nil || d.Has(checker.P("spec", "ports")) {
-				t.Error("the typed object or the ports' nodes are kept")
+			if d.Object != nil || d.Has(checker.P("spec", "ports")) || d.Has(checker.P("spec", "selector")) {
+				t.Error("the typed object or the spec's nodes are kept")
 			}
-			if d.Pruned != tt.pruned {
-				t.Errorf("pruned = %v, want %v", d.Pruned, tt.pruned)
-			}
-			if d.Has(checker.P("spec", "selector")) || !tt.pruned && !d.Has(checker.P("metadata", "name")) {
-				t.Error("not reduced to its facts")
+			if !d.Pruned || d.Facts != tt.facts || (d.Service != nil) != tt.facts {
+				t.Errorf("pruned %v, facts %v (Service facts %v), want a header, facts %v", d.Pruned, d.Facts, d.Service != nil, tt.facts)
 			}
 		})
 	}
