@@ -466,3 +466,12 @@ spec:
 		}
 	}
 }
+
+// TestPruneKeepsMetricPrefix: the documents the loader prunes or reduces without metric facts
+// name no kube-proxy metric (the metric rules skip them: rules.mayHoldProxyMetric), since the
+// prefix is a word of pruneKeep and of otherKeep (a reduced workload names none of those).
+func TestPruneKeepsMetricPrefix(t *testing.T) {
+	if !mentionsString(checker.ProxyMetricPrefix, pruneKeep) || !mentionsString(checker.ProxyMetricPrefix, otherKeep) {
+		t.Errorf("%q is not a word of pruneKeep and otherKeep", checker.ProxyMetricPrefix)
+	}
+}
