@@ -77,7 +77,7 @@ func TestViewValueMatchesJSON(t *testing.T) {
 		}
 		for _, f := range st.commandFiles {
 			ins := st.byCommandFile[f]
-			if got, want := st.instancesValue("command:"+f, ins), jsonValue(t, ins); got.Compare(want) != 0 {
+			if got, want := st.instancesValue(ins), jsonValue(t, ins); got.Compare(want) != 0 {
 				t.Errorf("%s: command-line instances of %s\n%v\nwant\n%v", dir, f, got, want)
 			}
 			checked++
