@@ -87,6 +87,20 @@ spec:
       expr: |
         histogram_quantile(0.99,
           rate(kubeproxy_sync_proxy_rules_duration_seconds_bucket[5m])) > 1
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  template:
+    spec:
+      hostNetwork: true
+      containers:
+      - name: agent
+        image: example.com/agent:1
+        args: ["--upstream=127.0.0.1:30080"]
+        resources: {limits: {cpu: 100m}}
 `
 
 // dumpTree writes n's tree: every field of every node, and a node reached again (an alias's
@@ -251,7 +265,7 @@ func TestCompactFile(t *testing.T) {
 			t.Errorf("node %d:%d %q is still the decoded one", n.Line, n.Column, n.Value)
 		}
 	}
-	q := f.Docs[len(f.Docs)-1].Metrics.Groups[0].Rules[0].Expr.Node
+	q := f.Docs[4].Metrics.Groups[0].Rules[0].Expr.Node // the PrometheusRule
 	if got := f.ScalarMap(q); got != offsets {
 		t.Errorf("the offset map of the query was not kept for its copy: %p, want %p", got, offsets)
 	}

@@ -19,7 +19,9 @@ import (
 // document (Document.Metrics, which those functions return): the query nodes (positions,
 // fixes and messages are computed from them as before) with their field paths in the whole
 // tree, the alert, record and group names. Of the tree it keeps the top-level fields that do
-// not lead to a query; labels, annotations, panel layout and the like are dropped.
+// not lead to a query; labels, annotations, panel layout and the like are dropped. A
+// PrometheusRule, whose other top-level fields are its apiVersion, kind and metadata, keeps
+// its header alone beside its facts (Document.Facts).
 //
 // This is safe for the other rules by the argument of pruning (prune.go): nothing dropped may
 // name one of pruneKeep's words, which are what every rule looks for; a document that does
@@ -63,10 +65,16 @@ func keepMetricFacts(f *checker.File) {
 		if r.keep || !sameFacts(d, skel, groups, queries) {
 			continue
 		}
+		d.Metrics = proxyMetricFacts(groups, queries)
+		if d.Kind == "PrometheusRule" {
+			// Its skeleton would be its header and metadata: no reader needs them (phase 7).
+			pruneToHeader(d)
+			d.Facts = true
+			continue
+		}
 		d.DropGeneric()
 		d.Node = withoutFactPaths(skel, groups, queries)
 		d.Reduced = true
-		d.Metrics = proxyMetricFacts(groups, queries)
 	}
 }
 
@@ -340,7 +348,7 @@ func keepServiceFacts(f *checker.File) {
 // rules read of it (Workspace.NodePorts, Document.ServicePorts), positions resolved.
 func serviceHeader(d *checker.Document, facts *checker.ServiceFacts) {
 	pruneToHeader(d)
-	d.Service, d.Facts = facts, true
+	d.Service, d.Facts, d.Reduced = facts, true, false
 }
 
 // reducible reports whether d is a top-level mapping document of f's own stream (of its

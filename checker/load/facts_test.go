@@ -50,11 +50,11 @@ spec:
 		gone, kept      []checker.Path
 		gone2           []checker.Path // fields that lead to the facts: gone when reduced
 		masked          bool           // decoded from a masked copy (a template)
+		header          bool           // a header beside its facts (a PrometheusRule)
 	}{
-		{name: "rule", file: "rule.yaml", src: rule, reduced: true, gone2: []checker.Path{checker.P("spec")},
+		{name: "rule", file: "rule.yaml", src: rule, reduced: true, header: true, gone2: []checker.Path{checker.P("spec"), checker.P("metadata")},
 			gone: []checker.Path{checker.P("spec", "groups", 0, "rules", 0, "for"), checker.P("spec", "groups", 0, "rules", 0, "annotations"),
-				checker.P("spec", "groups", 1, "rules", 0, "labels"), checker.P("metadata", "labels", "team")},
-			kept: []checker.Path{checker.P("metadata", "name"), checker.P("apiVersion")}},
+				checker.P("spec", "groups", 1, "rules", 0, "labels"), checker.P("metadata", "labels", "team")}},
 		{name: "dashboard", file: "dash.json", src: dashboard, reduced: true, masked: true,
 			gone:  []checker.Path{checker.P("panels", 0, "id"), checker.P("panels", 1, "targets", 0, "legendFormat"), checker.P("templating", "list", 0, "name")},
 			gone2: []checker.Path{checker.P("panels"), checker.P("templating")},
@@ -89,6 +89,9 @@ spec:
 				if d.Has(p) == tt.reduced {
 					t.Errorf("%s: present %v, want %v", p, d.Has(p), !tt.reduced)
 				}
+			}
+			if got := d.Pruned && d.Facts && d.Node.Line == whole.Node.Line && d.Node.Column == whole.Node.Column; got != tt.header {
+				t.Errorf("a header with facts where it was = %v, want %v", got, tt.header)
 			}
 			if (d.Metrics != nil) != tt.reduced {
 				t.Errorf("metric facts kept = %v, want %v", d.Metrics != nil, tt.reduced)

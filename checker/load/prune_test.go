@@ -97,7 +97,7 @@ spec:
 	}
 }
 
-// TestPrunePrometheusRule: alert rules keep their tree only when they name a kube-proxy
+// TestPrunePrometheusRule: alert rules keep their facts only when they name a kube-proxy
 // metric; Prometheus' own {{ $labels }} templating does not keep them.
 func TestPrunePrometheusRule(t *testing.T) {
 	dir := t.TempDir()
@@ -132,8 +132,11 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ws.Docs) != 2 || !ws.Docs[0].Pruned || ws.Docs[1].Pruned {
-		t.Fatalf("want the app rules pruned and the kube-proxy rules whole: %d docs", len(ws.Docs))
+	if len(ws.Docs) != 2 || !ws.Docs[0].Pruned || ws.Docs[0].Facts || ws.Docs[0].Metrics != nil {
+		t.Fatalf("want the app rules pruned: %d docs", len(ws.Docs))
+	}
+	if m := ws.Docs[1].Metrics; m == nil || len(m.Groups) != 1 || len(m.Groups[0].Rules) != 1 || m.Groups[0].Rules[0].Alert != "SlowSync" {
+		t.Errorf("want the kube-proxy rules' facts: %+v", m)
 	}
 }
 
