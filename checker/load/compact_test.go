@@ -496,3 +496,39 @@ func FuzzOneLineSpan(f *testing.F) {
 		}
 	})
 }
+
+// TestCompactHeaders: the headers a compactor places share one root node per place (kind,
+// style, tag, line and column), which says where each document starts as its own did.
+func TestCompactHeaders(t *testing.T) {
+	const app = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\nspec:\n  replicas: 1\n"
+	var c compactor
+	var docs []*checker.Document
+	for _, src := range []string{fmt.Sprintf(app, "a"), fmt.Sprintf(app, "b") + "---\n" + fmt.Sprintf(app, "c")} {
+		in := input{name: "app.yaml", content: []byte(src)}
+		f, probs := readAndParse(context.Background(), in, DefaultMaxFileSize)
+		if f == nil || len(probs) > 0 {
+			t.Fatalf("not loaded: %v", probs)
+		}
+		prune(f)
+		before := f.Docs[len(f.Docs)-1].Node
+		c.compactFile(f)
+		if f.Docs[len(f.Docs)-1].Node == before {
+			t.Error("a header kept the node pruning made")
+		}
+		docs = append(docs, f.Docs...)
+	}
+	if len(docs) != 3 {
+		t.Fatalf("%d documents", len(docs))
+	}
+	for _, d := range docs {
+		if !d.Pruned || len(d.Node.Content) != 0 || d.Node.Kind != yaml.MappingNode || d.Node.Column != 1 {
+			t.Errorf("%s: not a header at column 1: %+v", d.Name, d.Node)
+		}
+	}
+	if docs[0].Node != docs[1].Node || docs[0].Node.Line != 1 {
+		t.Error("the headers at 1:1 of two files do not share one node")
+	}
+	if docs[2].Node == docs[1].Node || docs[2].Node.Line != 8 {
+		t.Errorf("the header at line %d shares the node of the one at line 1", docs[2].Node.Line)
+	}
+}
