@@ -85,7 +85,28 @@ func TestForgetContains(t *testing.T) {
 	}
 	f.Content = nil // released
 	f.ForgetContains()
-	if !f.Contains("ipvs") {
+	if !f.Contains("ipvs") || f.Contains("nftables") {
 		t.Error("a released file forgot what it held")
+	}
+	// What it found stays an entry; what it did not is a bit, not an entry.
+	if len(f.memoKV) != 1 || f.absent == 0 {
+		t.Errorf("released file: %d memo entries, absent bits %b; want the one answer that found something, and bits", len(f.memoKV), f.absent)
+	}
+	// A word first asked once the text is gone finds nothing and is kept as a bit too.
+	if f.Contains("iptables") || len(f.memoKV) != 1 {
+		t.Errorf("a word asked after release: %d memo entries", len(f.memoKV))
+	}
+	// Many files and many words: each file keeps its own answers.
+	g := &File{Content: []byte("kind: KubeProxyConfiguration\nmode: nftables\n")}
+	for _, w := range []string{"ipvs", "nftables", "KubeProxy", "iptables"} {
+		g.Contains(w)
+	}
+	g.Content = nil
+	g.ForgetContains()
+	if g.Contains("ipvs") || !g.Contains("nftables") || !g.Contains("KubeProxy") || g.Contains("iptables") {
+		t.Error("a second released file answers wrong")
+	}
+	if !f.Contains("ipvs") || f.Contains("KubeProxy") {
+		t.Error("the first file's answers changed")
 	}
 }

@@ -100,6 +100,11 @@ type File struct {
 	Docs     []*Document
 	// Templated is true when the file holds template placeholders (Helm, Jinja2, ...).
 	Templated bool
+	// Masked is set on the virtual file decoded from a templated file or heredoc body whose
+	// placeholders were masked (text.MaskTemplate); the loader gives the masked scalars
+	// their true text back, so nothing downstream sees masked text. (Beside Templated: the
+	// struct stays in its size class.)
+	Masked bool
 	// Reason says why the loader read the file as it did ("name ends in .yaml", "content:
 	// apiVersion apps.sealos.io/v1beta1"), for --verbose.
 	Reason string
@@ -110,10 +115,6 @@ type File struct {
 	// with its placeholders neutralised).
 	Parent        *File
 	ParentOffsets []int
-	// Masked is set on the virtual file decoded from a templated file or heredoc body whose
-	// placeholders were masked (text.MaskTemplate); the loader gives the masked scalars
-	// their true text back, so nothing downstream sees masked text.
-	Masked bool
 	// Open lists the output placeholders alone on their lines, in the real file's lines.
 	Open []text.OpenPlaceholder
 	// ParentMap, when set, maps offsets to Parent.Content in runs instead of byte by byte
@@ -138,6 +139,10 @@ type File struct {
 	memoMu  sync.Mutex
 	memoKV  []memoEntry
 	memoMap map[any]any
+	// absent holds, as bits of wordIDs, the strings the file does not contain that Contains
+	// was asked of it once its text was released (ForgetContains): a memo entry each was
+	// most of what the files of headers kept (issue 24).
+	absent uint64
 
 	aliasOnce   sync.Once
 	aliasBudget *AliasBudget
@@ -276,6 +281,25 @@ type occurrencesKey string
 // occurrences returns the offsets at which s starts in the file's content, found once per
 // file and string.
 func (f *File) occurrences(s string) []int {
+	id, numbered := wordID(s)
+	if numbered {
+		f.memoMu.Lock()
+		absent := f.absent&(1<<id) != 0
+		f.memoMu.Unlock()
+		if absent {
+			return nil
+		}
+	}
+	if f.Content == nil && numbered {
+		// Released text (or none): nothing to search, an answer kept as a bit, as
+		// ForgetContains keeps those the loader asked.
+		if _, ok := f.memoLoad(occurrencesKey(s)); !ok {
+			f.memoMu.Lock()
+			f.absent |= 1 << id
+			f.memoMu.Unlock()
+			return nil
+		}
+	}
 	return f.Memo(occurrencesKey(s), func() any {
 		var out []int
 		for i := 0; i <= len(f.Content); {
@@ -290,12 +314,76 @@ func (f *File) occurrences(s string) []int {
 	}).([]int)
 }
 
+// wordIDs numbers the strings files are asked whether they contain (Contains), the first
+// maxWordIDs of them, for File.absent; rule and loader words, a few dozen.
+var (
+	wordIDs   sync.Map // string -> uint
+	wordMu    sync.Mutex
+	wordCount uint
+)
+
+// maxWordIDs is how many strings wordIDs numbers: the bits of File.absent.
+const maxWordIDs = 64
+
+// wordID returns s's number, numbering it when there are numbers left.
+func wordID(s string) (uint, bool) {
+	if v, ok := wordIDs.Load(s); ok {
+		return v.(uint), true
+	}
+	wordMu.Lock()
+	defer wordMu.Unlock()
+	if v, ok := wordIDs.Load(s); ok {
+		return v.(uint), true
+	}
+	if wordCount >= maxWordIDs {
+		return 0, false
+	}
+	id := wordCount
+	wordCount++
+	wordIDs.Store(strings.Clone(s), id)
+	return id, true
+}
+
 // ForgetContains drops what Contains found of each string in a file whose content is held,
 // so it is searched again on its next call: the loader asks every document for a few words
 // that the rules do not (issue 24: about 10 MB on the benchmark corpus). A file whose content
-// was released keeps its answers.
+// was released keeps its answers, those that found nothing as bits (File.absent).
 func (f *File) ForgetContains() {
 	if f.Content == nil {
+		f.memoMu.Lock()
+		defer f.memoMu.Unlock()
+		var found uint64
+		keep := func(k, v any) bool {
+			w, ok := k.(occurrencesKey)
+			if !ok {
+				return true
+			}
+			if occ, _ := v.([]int); len(occ) > 0 {
+				return true
+			}
+			id, numbered := wordID(string(w))
+			if numbered {
+				found |= 1 << id
+			}
+			return !numbered
+		}
+		if f.memoMap != nil {
+			for k, v := range f.memoMap {
+				if !keep(k, v) {
+					delete(f.memoMap, k)
+				}
+			}
+		} else {
+			kv := slices.DeleteFunc(f.memoKV, func(e memoEntry) bool { return !keep(e.key, e.val) })
+			switch {
+			case len(kv) == 0:
+				kv = nil
+			case len(kv) < cap(kv):
+				kv = slices.Clone(kv)
+			}
+			f.memoKV = kv
+		}
+		f.absent |= found
 		return
 	}
 	f.Forget(func(k any) bool { _, ok := k.(occurrencesKey); return ok })
