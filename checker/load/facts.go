@@ -241,13 +241,18 @@ func mentionsNode(n *yaml.Node, ws *words) bool {
 // header only, once the rules' facts of it are computed: nothing else reads it after loading.
 func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
 	var facts []*checker.Rule
-	read := map[string]bool{}
-	for _, r := range rules {
-		if r.DocFacts != nil {
-			facts = append(facts, r)
-		}
-		for _, k := range r.Reads {
-			read[k] = true
+	var read map[string]bool
+	sorted := false
+	sortRules := func() { // once a file has a workload to reduce
+		sorted = true
+		read = map[string]bool{}
+		for _, r := range rules {
+			if r.DocFacts != nil {
+				facts = append(facts, r)
+			}
+			for _, k := range r.Reads {
+				read[k] = true
+			}
 		}
 	}
 	for i, d := range f.Docs {
@@ -258,6 +263,9 @@ func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
 		text := docText(f, i)
 		if mentions(text, otherKeep) || mentions(text, pruneKeepTemplated) {
 			continue
+		}
+		if !sorted {
+			sortRules()
 		}
 		if len(facts) > 0 && !read[d.Kind] && !mentions(text, versionKeep) {
 			for _, r := range facts {
