@@ -400,14 +400,22 @@ func FuzzCompact(f *testing.F) {
 	f.Add("kind: ConfigMap\napiVersion: v1\ndata:\n  s: |\n    kind: ConfigMap\n    apiVersion: v1\n    data: {x: \"kube-proxy\"}\n")
 	f.Add("apiVersion: v1\nkind: Service\nspec:\n  ports: [{nodePort: 30001, port: 80}, {port: '{{ .Values.p }}'}]\n")
 	f.Add("# c\n---\n- [a, {b: c}]\n...\n---\n\"x\": !!str 1 # d\n")
+	f.Add("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      hostNetwork: true\n      containers: [{name: a, args: [--s=127.0.0.1:30080]}]\n")
+	// A rule with facts of every workload (checker.Rule.DocFacts), as the CLI's KP302.
+	facts := &checker.Rule{ID: "FACTS", DocFacts: func(d *checker.Document) any { return d.Kind }}
 	f.Fuzz(func(t *testing.T, src string) {
 		in := input{name: "f.yaml", content: []byte(src)}
 		fl, probs := readAndParse(context.Background(), in, 1<<16)
 		if fl == nil {
 			return
 		}
-		prune(fl)
+		pruneWith(fl, []*checker.Rule{facts})
 		settle(fl, probs, in, Options{}, nil)
+		for _, d := range fl.Docs {
+			if d.Facts && d.Service == nil && d.Metrics == nil && facts.Facts(d) != d.Kind {
+				t.Fatalf("%s: the facts kept are %v", d.Kind, facts.Facts(d))
+			}
+		}
 		before := dumpFile(fl)
 		old := map[*yaml.Node]bool{}
 		reachable(fl, old)
