@@ -139,9 +139,10 @@ type File struct {
 	memoMu  sync.Mutex
 	memoKV  []memoEntry
 	memoMap map[any]any
-	// absent holds, as bits of wordIDs, the strings the file does not contain that Contains
-	// was asked of it once its text was released (ForgetContains): a memo entry each was
-	// most of what the files of headers kept (issue 24).
+	// absent holds, as bits of wordIDs, the strings Contains was asked of the file and found
+	// nowhere in it (or asked once its text was released): a memo entry each was most of
+	// what the files of headers kept, and most of the answers the loader's readers held
+	// until the end of loading (issue 24).
 	absent uint64
 
 	aliasOnce   sync.Once
@@ -290,28 +291,27 @@ func (f *File) occurrences(s string) []int {
 			return nil
 		}
 	}
-	if f.Content == nil && numbered {
-		// Released text (or none): nothing to search, an answer kept as a bit, as
-		// ForgetContains keeps those the loader asked.
-		if _, ok := f.memoLoad(occurrencesKey(s)); !ok {
-			f.memoMu.Lock()
-			f.absent |= 1 << id
-			f.memoMu.Unlock()
-			return nil
-		}
+	if v, ok := f.memoLoad(occurrencesKey(s)); ok {
+		return v.([]int)
 	}
-	return f.Memo(occurrencesKey(s), func() any {
-		var out []int
-		for i := 0; i <= len(f.Content); {
-			j := bytes.Index(f.Content[i:], []byte(s))
-			if j < 0 {
-				break
-			}
-			out = append(out, i+j)
-			i += j + 1
+	var out []int
+	for i := 0; i <= len(f.Content); {
+		j := bytes.Index(f.Content[i:], []byte(s))
+		if j < 0 {
+			break
 		}
-		return out
-	}).([]int)
+		out = append(out, i+j)
+		i += j + 1
+	}
+	if len(out) == 0 && numbered {
+		// Not there: a bit, not a memo entry (nine answers in ten). It stays true: the
+		// text does not change, and a released file's is gone (ForgetContains).
+		f.memoMu.Lock()
+		f.absent |= 1 << id
+		f.memoMu.Unlock()
+		return nil
+	}
+	return f.Memo(occurrencesKey(s), func() any { return out }).([]int)
 }
 
 // wordIDs numbers the strings files are asked whether they contain (Contains), the first
@@ -346,8 +346,9 @@ func wordID(s string) (uint, bool) {
 
 // ForgetContains drops what Contains found of each string in a file whose content is held,
 // so it is searched again on its next call: the loader asks every document for a few words
-// that the rules do not (issue 24: about 10 MB on the benchmark corpus). A file whose content
-// was released keeps its answers, those that found nothing as bits (File.absent).
+// that the rules do not (issue 24: about 10 MB on the benchmark corpus); what it did not
+// find stays a bit (File.absent). A file whose content was released keeps its answers,
+// those that found nothing as bits.
 func (f *File) ForgetContains() {
 	if f.Content == nil {
 		f.memoMu.Lock()
