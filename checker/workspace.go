@@ -283,15 +283,14 @@ type occurrencesKey string
 // file and string.
 func (f *File) occurrences(s string) []int {
 	id, numbered := wordID(s)
-	if numbered {
-		f.memoMu.Lock()
-		absent := f.absent&(1<<id) != 0
+	f.memoMu.Lock()
+	if numbered && f.absent&(1<<id) != 0 {
 		f.memoMu.Unlock()
-		if absent {
-			return nil
-		}
+		return nil
 	}
-	if v, ok := f.memoLoad(occurrencesKey(s)); ok {
+	v, ok := f.memoLoadLocked(occurrencesKey(s))
+	f.memoMu.Unlock()
+	if ok {
 		return v.([]int)
 	}
 	var out []int
@@ -351,41 +350,7 @@ func wordID(s string) (uint, bool) {
 // those that found nothing as bits.
 func (f *File) ForgetContains() {
 	if f.Content == nil {
-		f.memoMu.Lock()
-		defer f.memoMu.Unlock()
-		var found uint64
-		keep := func(k, v any) bool {
-			w, ok := k.(occurrencesKey)
-			if !ok {
-				return true
-			}
-			if occ, _ := v.([]int); len(occ) > 0 {
-				return true
-			}
-			id, numbered := wordID(string(w))
-			if numbered {
-				found |= 1 << id
-			}
-			return !numbered
-		}
-		if f.memoMap != nil {
-			for k, v := range f.memoMap {
-				if !keep(k, v) {
-					delete(f.memoMap, k)
-				}
-			}
-		} else {
-			kv := slices.DeleteFunc(f.memoKV, func(e memoEntry) bool { return !keep(e.key, e.val) })
-			switch {
-			case len(kv) == 0:
-				kv = nil
-			case len(kv) < cap(kv):
-				kv = slices.Clone(kv)
-			}
-			f.memoKV = kv
-		}
-		f.absent |= found
-		return
+		return // its answers cannot be found again; what found nothing is already a bit
 	}
 	f.Forget(func(k any) bool { _, ok := k.(occurrencesKey); return ok })
 }

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -76,30 +75,13 @@ func setSubjects(ws *checker.Workspace, fs []checker.Finding) {
 	// The files with such findings, found once each: a map of every file was 10 MB at
 	// 100,000 files, at the run's peak.
 	files := map[string]*checker.File{}
-	sorted := slices.IsSortedFunc(ws.Files, func(a, b *checker.File) int { return strings.Compare(a.Path, b.Path) })
 	fileOf := func(name string) *checker.File {
-		if file, ok := files[name]; ok {
-			return file
+		file, ok := files[name]
+		if !ok {
+			file = ws.File(name)
+			files[name] = file
 		}
-		var found *checker.File
-		if sorted {
-			i, _ := slices.BinarySearchFunc(ws.Files, name, func(f *checker.File, name string) int { return strings.Compare(f.Path, name) })
-			for ; i < len(ws.Files) && ws.Files[i].Path == name; i++ {
-				if ws.Files[i].Parent == nil {
-					found = ws.Files[i]
-					break
-				}
-			}
-		} else {
-			for _, file := range ws.Files {
-				if file.Path == name && file.Parent == nil {
-					found = file
-					break
-				}
-			}
-		}
-		files[name] = found
-		return found
+		return file
 	}
 	for i := range fs {
 		f := &fs[i]

@@ -11,16 +11,23 @@ import (
 	"github.com/kube-proxy-lint/kube-proxy-lint/internal/budget"
 )
 
-// TestCollectHarderAfterLoading: after loading the collector runs at rulesGCPercent
-// (largeRulesGCPercent with a large live heap) until restored, unless the user set GOGC,
-// which is left alone.
-func TestCollectHarderAfterLoading(t *testing.T) {
+// defaultGOGC runs the test as a run without GOGC in its environment, at GOGC 100, and
+// restores the collector's setting after it.
+func defaultGOGC(t *testing.T) {
+	t.Helper()
 	t.Setenv("GOGC", "")
 	if err := os.Unsetenv("GOGC"); err != nil {
 		t.Fatal(err)
 	}
 	before := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(before)
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+}
+
+// TestCollectHarderAfterLoading: after loading the collector runs at rulesGCPercent
+// (largeRulesGCPercent with a large live heap) until restored, unless the user set GOGC,
+// which is left alone.
+func TestCollectHarderAfterLoading(t *testing.T) {
+	defaultGOGC(t)
 	freed := 0
 	oldFree := returnFreeMemory
 	returnFreeMemory = func() { freed++ }
@@ -71,12 +78,7 @@ func TestCollectHarderAfterLoading(t *testing.T) {
 // While loading, GOGC drops to loadingGCPercent once largeLoad is live, and comes back when
 // loading ends; a small load and a GOGC set by the user are left alone.
 func TestCollectHarderWhileLoading(t *testing.T) {
-	t.Setenv("GOGC", "")
-	if err := os.Unsetenv("GOGC"); err != nil {
-		t.Fatal(err)
-	}
-	before := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(before)
+	defaultGOGC(t)
 	runtime.GC()
 	if live, _ := budget.LiveHeap(); live >= largeLoad {
 		t.Skipf("%d MiB live before the test", live>>20)

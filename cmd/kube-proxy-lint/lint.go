@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -570,14 +569,12 @@ func collectHarderWhileLoading() (stop func()) {
 		}
 		return true
 	})
-	var once sync.Once
 	return func() {
-		once.Do(func() {
-			watch()
-			if prev >= 0 {
-				debug.SetGCPercent(prev)
-			}
-		})
+		watch() // waits for the watcher: prev is not written after it
+		if prev >= 0 {
+			debug.SetGCPercent(prev)
+			prev = -1 // restored once
+		}
 	}
 }
 
