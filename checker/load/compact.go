@@ -1,7 +1,7 @@
 package load
 
 import (
-	"strings"
+	"unsafe"
 
 	"go.yaml.in/yaml/v3"
 
@@ -29,6 +29,9 @@ type compactor struct {
 	// so one allocated while its file was decoded kept a span of that file's garbage nodes
 	// alive (a third of the holes in the heap after loading, issue 24 phase 6).
 	lines slab[text.LineIndex]
+	// docs holds the files' and documents' lists of documents: most files have one or two,
+	// a slice of eight or sixteen bytes allocated among the file's garbage.
+	docs slab[*checker.Document]
 	// moved maps each line index of the file being compacted to its copy (reset per file):
 	// files that share one (a matrix layer and its file) keep sharing it.
 	moved map[*text.LineIndex]*text.LineIndex
@@ -110,6 +113,7 @@ func (c *compactor) sizeSlabs() {
 		c.starts.size = 16384 // 64 KiB of line starts
 		c.short.size = 32768  // 64 KiB of short ones (text.LineIndex.Pack)
 		c.lines.size = 512    // 80 KiB of line indexes
+		c.docs.size = 8192    // 64 KiB of document lists
 	}
 }
 
@@ -121,6 +125,16 @@ func (c *compactor) text(b []byte) []byte {
 	}
 	out := c.bytes.take(len(b))
 	copy(out, b)
+	return out
+}
+
+// docList returns a copy of ds from the slabs (ds itself when it is empty or large).
+func (c *compactor) docList(ds []*checker.Document) []*checker.Document {
+	if len(ds) == 0 || len(ds) > c.docs.size/8 {
+		return ds
+	}
+	out := c.docs.take(len(ds))
+	copy(out, ds)
 	return out
 }
 
@@ -205,11 +219,14 @@ func (c *compactor) compactFile(f *checker.File) {
 		for _, e := range d.Embedded {
 			doc(e)
 		}
+		d.Embedded = c.docList(d.Embedded)
 	}
 	for _, d := range f.Docs {
 		doc(d)
 	}
 	for g := range files {
+		g.Docs = c.docList(g.Docs)
+		c.strs = append(c.strs, &g.Path, &g.Reason)
 		if g.Content != nil && f.Redecode == nil {
 			// A file that can be decoded again keeps the text its recipe holds (setRedecode).
 			g.Content = c.text(g.Content)
@@ -290,11 +307,14 @@ func (c *compactor) small(f *checker.File) bool {
 }
 
 // compactStrings moves the strings of the nodes copied for one file (values, anchors and
-// comments; tags are yaml.v3's constants) into one string, each distinct one once: yaml.v3
-// allocates each value on its own, and a file's few kept ones pinned spans as its nodes did.
+// comments; tags are yaml.v3's constants) and the documents' and files' own strings (strs)
+// into one string from the slabs, each distinct one once: yaml.v3 allocates each value on
+// its own, and a file's few kept ones pinned spans as its nodes did. So did that one string
+// while it was allocated for each file (issue 24 phase 8: a header's file keeps some 50
+// bytes of names, and those of 100,000 files held 60 MB of spans of the smallest size
+// classes).
 func (c *compactor) compactStrings() {
 	at := c.at
-	var b strings.Builder
 	each := func(fn func(s *string)) {
 		for _, n := range c.made {
 			fn(&n.Value)
@@ -307,13 +327,25 @@ func (c *compactor) compactStrings() {
 			fn(s)
 		}
 	}
+	total := 0
 	each(func(s *string) {
 		if _, ok := at[*s]; !ok && *s != "" {
-			at[*s] = b.Len()
-			b.WriteString(*s)
+			at[*s] = total
+			total += len(*s)
 		}
 	})
-	all := b.String()
+	if total == 0 {
+		return
+	}
+	buf := c.bytes.take(total)
+	each(func(s *string) {
+		if *s != "" {
+			i := at[*s]
+			copy(buf[i:], *s)
+		}
+	})
+	// The slab's bytes are written once, here, and never again: a string may share them.
+	all := unsafe.String(unsafe.SliceData(buf), total)
 	each(func(s *string) {
 		if *s != "" {
 			i := at[*s]

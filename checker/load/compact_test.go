@@ -1,6 +1,10 @@
 package load
 
 import (
+	"slices"
+
+	"unsafe"
+
 	"context"
 	"fmt"
 	"strings"
@@ -284,6 +288,27 @@ func TestCompactFile(t *testing.T) {
 	// document's file's as well.
 	if f.Lines == oldLines || embeddedFile == f || embeddedFile.Lines == oldEmbeddedLines {
 		t.Errorf("a line index was not moved: file %v, embedded %v (a file of its own: %v)", f.Lines == oldLines, embeddedFile.Lines == oldEmbeddedLines, embeddedFile != f)
+	}
+	// The strings a file keeps (its nodes', its documents' names, its own path and reason)
+	// are in the byte slab, and its lists of documents in the document slab: allocated on
+	// their own, each file's pinned a span of the smallest size classes (issue 24 phase 8).
+	inBlock := func(p unsafe.Pointer, block []byte) bool {
+		b := uintptr(unsafe.Pointer(unsafe.SliceData(block)))
+		return uintptr(p) >= b && uintptr(p) < b+uintptr(cap(block))
+	}
+	for what, s := range map[string]string{"path": f.Path, "reason": f.Reason, "kind": f.Docs[0].Kind, "name": f.Docs[0].Name,
+		"value": f.Docs[0].Node.Content[1].Value, "embedded kind": embeddedFile.Docs[0].Kind} {
+		if s == "" || !inBlock(unsafe.Pointer(unsafe.StringData(s)), c.bytes.block) {
+			t.Errorf("the %s %q is not in the byte slab", what, s)
+		}
+	}
+	docs := c.docs.block[:cap(c.docs.block)]
+	holder := f.Docs[slices.IndexFunc(f.Docs, func(d *checker.Document) bool { return len(d.Embedded) > 0 })]
+	for what, l := range map[string][]*checker.Document{"file": f.Docs, "embedded": holder.Embedded} {
+		b, e := uintptr(unsafe.Pointer(unsafe.SliceData(docs))), uintptr(unsafe.Pointer(unsafe.SliceData(docs)))+uintptr(cap(docs))*unsafe.Sizeof(docs[0])
+		if p := uintptr(unsafe.Pointer(unsafe.SliceData(l))); len(l) == 0 || p < b || p >= e {
+			t.Errorf("the %s's list of documents is not in the document slab", what)
+		}
 	}
 }
 
