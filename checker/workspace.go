@@ -245,6 +245,9 @@ const memoSliceKeys = 16
 // memoEntry is one of File.Memo's values.
 type memoEntry struct{ key, val any }
 
+// Memoized returns what File.Memo holds for key, without computing it.
+func (f *File) Memoized(key any) (any, bool) { return f.memoLoad(key) }
+
 func (f *File) memoLoad(key any) (any, bool) {
 	f.memoMu.Lock()
 	defer f.memoMu.Unlock()

@@ -59,7 +59,7 @@ func commandInstances(ws *checker.Workspace, f *checker.File, configs **configIn
 // dialectInstances finds the kube-proxy command lines of f read in dialect d, without
 // resolving their --config (commandInstances).
 func dialectInstances(ws *checker.Workspace, f *checker.File, d shell.Dialect, byName []*checker.File) []*checker.Instance {
-	s := scriptOf(f, d)
+	s := lexScript(f, d)
 	var found []*checker.Instance
 	if d == shell.DialectFlags {
 		var words []shell.Word

@@ -46,7 +46,7 @@ func switchInstances(ws *checker.Workspace) []*checker.Instance {
 		if d == shell.DialectNone || d == shell.DialectFlags || d == shell.DialectUnit || !strings.Contains(string(f.Content), "kube-proxy") {
 			continue
 		}
-		s := scriptOf(f, d)
+		s := lexScript(f, d)
 		for i := 0; i < len(s.Commands); i++ {
 			// The pipeline of command i: commands joined by pipes.
 			from, to := i, i
