@@ -33,7 +33,8 @@ func WithAfterRules(ctx context.Context) (context.Context, func()) {
 
 // AfterRules registers f to be called once every rule of the run whose context is ctx has
 // returned, so that a rule can release what it shares with the other rules of the run (the
-// Rego rules' view of the workspace). It reports false, and registers nothing, when ctx is not
+// Rego rules' view of the workspace); for a rule that names what it shares (Rule.Shares),
+// once every rule of the run that names it has. It reports false, and registers nothing, when ctx is not
 // a run's (a rule called directly, outside the engine) or the run's rules have finished.
 func AfterRules(ctx context.Context, f func()) bool {
 	a, _ := ctx.Value(afterRulesKey{}).(*afterRules)

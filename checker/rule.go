@@ -47,6 +47,11 @@ type Rule struct {
 	// DaemonSet). The loader then keeps of those documents the fields the rules read, rather
 	// than their header and the rules' facts (DocFacts).
 	Reads []string
+	// Shares names what the rule shares with the other rules of a run that name it too (the
+	// Rego rules share their view of the workspace): the engine starts those rules before the
+	// others and calls what they register with AfterRules once the last of them has returned,
+	// so that what they share is not held while the other rules run.
+	Shares string
 }
 
 // docFactsKey keys a rule's DocFacts of one document of a file (File.Memo).

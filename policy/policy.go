@@ -468,6 +468,9 @@ func (rr *regoRule) rule(meta *ruleMetadata, builtin bool) *checker.Rule {
 		Doc:      meta.Doc,
 		DocURL:   meta.URL,
 		External: !builtin,
+		// The Rego rules share the workspace's view (stateFor), released once they all
+		// returned (releaseAfterRules), before the Go rules that report most run on.
+		Shares: "policy view",
 	}
 	if !meta.KubeProxyWorkloads && meta.Modes == nil {
 		// Evaluated on every document of its kinds (eval.go), not only on kube-proxy's.

@@ -21,18 +21,29 @@ func runRules(st *state) error {
 	failed := make([]*Failure, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	// What the rules share for the run (the Rego rules' view of the workspace) is released
-	// once they have all returned, before the findings are processed and written.
+	// once they have all returned, before the findings are processed and written; what the
+	// rules of a group share (Rule.Shares), once that group's rules have.
 	ctx, rulesDone := checker.WithAfterRules(st.ctx)
+	order, groups := runOrder(ctx, st.rules)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= n {
+				k := int(next.Add(1)) - 1
+				if k >= n {
 					return
 				}
-				found[i], failed[i] = runRule(ctx, st.ws, st.rules[i], st.proc.Registry)
+				i := order[k]
+				g := groups[st.rules[i].Shares]
+				rctx := ctx
+				if g != nil {
+					rctx = g.ctx
+				}
+				found[i], failed[i] = runRule(rctx, st.ws, st.rules[i], st.proc.Registry)
+				if g != nil && g.left.Add(-1) == 0 {
+					g.done()
+				}
 			}
 		})
 	}
@@ -42,6 +53,9 @@ func runRules(st *state) error {
 	go func() { wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
+		for _, g := range groups {
+			g.done() // a group whose rules did not all run (the run was cancelled): no-op otherwise
+		}
 		rulesDone()
 	case <-st.ctx.Done():
 		return st.ctx.Err()
@@ -67,6 +81,41 @@ func runRules(st *state) error {
 	st.out.InternalErrors = len(st.out.Failures)
 	setSubjects(st.ws, st.out.Findings)
 	return nil
+}
+
+// shareGroup is the rules of a run that name one Rule.Shares: their context, for AfterRules,
+// how many have not returned yet, and what the last one to return calls.
+type shareGroup struct {
+	ctx  context.Context
+	left atomic.Int32
+	done func()
+}
+
+// runOrder returns the order in which the rules are started (those that share something
+// first, in their order, then the others; findings keep the rules' order) and the groups of
+// those that share.
+func runOrder(ctx context.Context, rules []*checker.Rule) ([]int, map[string]*shareGroup) {
+	order := make([]int, 0, len(rules))
+	groups := map[string]*shareGroup{}
+	for i, r := range rules {
+		if r.Shares == "" {
+			continue
+		}
+		order = append(order, i)
+		g := groups[r.Shares]
+		if g == nil {
+			g = &shareGroup{}
+			g.ctx, g.done = checker.WithAfterRules(ctx)
+			groups[r.Shares] = g
+		}
+		g.left.Add(1)
+	}
+	for i, r := range rules {
+		if r.Shares == "" {
+			order = append(order, i)
+		}
+	}
+	return order, groups
 }
 
 // setSubjects fills Finding.Subject, the identity of findings without a field path, from the
