@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker/text"
 
@@ -410,5 +411,35 @@ func BenchmarkNewLineIndex(b *testing.B) {
 	b.SetBytes(int64(len(content)))
 	for b.Loop() {
 		text.NewLineIndex(content)
+	}
+}
+
+// TestReportShares: the findings of a pass share what they hold alike (issue 24): an unbound
+// pass's findings in one file share that file's target, a bound pass's its bound one, and
+// equal messages one string; a file of another scope gets its own target.
+func TestReportShares(t *testing.T) {
+	ws := &Workspace{Files: []*File{{Path: "a.yaml"}, {Path: "b.yaml"}}}
+	var got []Finding
+	p := NewPass(&Rule{ID: "KP999", Name: "x", Severity: SeverityWarning}, ws, func(f Finding) { got = append(got, f) })
+	at := func(file string) Position { return Position{Filename: file, Line: 1, Column: 1} }
+	p.Report(Finding{Message: "chain " + strings.Repeat("x", 3), Pos: at("a.yaml")})
+	p.Report(Finding{Message: "chain " + strings.Repeat("x", 3), Pos: at("a.yaml")})
+	p.Report(Finding{Message: "other", Pos: at("b.yaml")})
+	q := p.At("a.yaml")
+	q.Report(Finding{Message: "bound", Pos: at("a.yaml")})
+	q.Report(Finding{Message: "bound", Pos: at("a.yaml")})
+	if len(got) != 5 {
+		t.Fatalf("%d findings", len(got))
+	}
+	if got[0].Target != got[1].Target || got[0].Target == got[2].Target || got[3].Target != got[4].Target || got[3].Target != q.bound {
+		t.Errorf("targets not shared as they should: %p %p %p %p %p (bound %p)", got[0].Target, got[1].Target, got[2].Target, got[3].Target, got[4].Target, q.bound)
+	}
+	if unsafe.StringData(got[0].Message) != unsafe.StringData(got[1].Message) {
+		t.Error("two equal messages are two strings")
+	}
+	for i, f := range got {
+		if f.Target == nil || *f.Target != ws.TargetOf(f.Pos.Filename) {
+			t.Errorf("finding %d: target %v", i, f.Target)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"strings"
+	"sync"
 )
 
 // Pass is what a rule's Run receives: the workspace, the target versions and a way to report.
@@ -23,7 +24,24 @@ type Pass struct {
 	Ctx    context.Context
 	report func(Finding)
 	bound  *Target
+	// shared is what the pass and the passes bound from it (At, ForInstance) share: made by
+	// NewPass, nil in a pass made otherwise.
+	shared *passShared
 }
+
+// passShared is what Report shares between findings of one pass (issue 24: a rule reports
+// tens of thousands of findings at 100,000 files, and each held a target and a message of
+// its own): the target of the last file reported in by an unbound pass, and the messages
+// reported so far, each kept once.
+type passShared struct {
+	mu     sync.Mutex
+	file   string
+	target *Target
+	msgs   map[string]string
+}
+
+// maxSharedMessages bounds passShared.msgs: past it, messages are kept as they come.
+const maxSharedMessages = 1 << 16
 
 // Context returns the run's context.
 func (p *Pass) Context() context.Context {
@@ -39,7 +57,7 @@ func (p *Pass) Cancelled() bool { return p.Ctx != nil && p.Ctx.Err() != nil }
 
 // NewPass creates a pass that sends findings to report.
 func NewPass(r *Rule, ws *Workspace, report func(Finding)) *Pass {
-	return &Pass{Rule: r, Workspace: ws, report: report}
+	return &Pass{Rule: r, Workspace: ws, report: report, shared: &passShared{}}
 }
 
 // At returns the pass bound to the target of file (a Position.Filename).
@@ -80,14 +98,14 @@ func (p *Pass) Report(f Finding) {
 	}
 	if f.Target == nil {
 		// The target and cluster of the file as checked: a rendered file's rendering, before
-		// the position moves to the values file that writes it.
-		var t Target
-		if p.bound != nil {
-			t = *p.bound
-		} else {
-			t = p.Workspace.TargetOf(f.Pos.Filename)
+		// the position moves to the values file that writes it. Nothing writes a finding's
+		// target, so findings share the bound one (made for its pass) or the file's.
+		switch {
+		case p.bound != nil:
+			f.Target = p.bound
+		default:
+			f.Target = p.targetOf(f.Pos.Filename)
 		}
-		f.Target = &t
 	}
 	if f.Cluster == "" {
 		f.Cluster = f.Target.Scope
@@ -115,7 +133,46 @@ func (p *Pass) Report(f Finding) {
 		f.Message = strings.ReplaceAll(f.Message, " (target "+v+")", "")
 		f.Message += " (" + f.Target.ClusterClause() + ")"
 	}
+	f.Message = p.message(f.Message)
 	p.report(f)
+}
+
+// targetOf returns the target of file for a finding of an unbound pass: one for the findings
+// reported in a file one after the other.
+func (p *Pass) targetOf(file string) *Target {
+	sh := p.shared
+	if sh == nil {
+		t := p.Workspace.TargetOf(file)
+		return &t
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.target == nil || sh.file != file {
+		t := p.Workspace.TargetOf(file)
+		sh.file, sh.target = file, &t
+	}
+	return sh.target
+}
+
+// message returns msg, or the equal message reported before in the pass: a rule's findings
+// repeat a few messages (a chain's in every script that names it).
+func (p *Pass) message(msg string) string {
+	sh := p.shared
+	if sh == nil {
+		return msg
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if m, ok := sh.msgs[msg]; ok {
+		return m
+	}
+	if sh.msgs == nil {
+		sh.msgs = map[string]string{}
+	}
+	if len(sh.msgs) < maxSharedMessages {
+		sh.msgs[msg] = msg
+	}
+	return msg
 }
 
 // ReportKey reports on the key at path in doc, or where it would be when absent.

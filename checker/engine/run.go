@@ -17,7 +17,7 @@ import (
 // slice and the slices are joined in rule order, so the result does not depend on scheduling.
 func runRules(st *state) error {
 	n := len(st.rules)
-	found := make([][]checker.Finding, n)
+	found := make([]findingBlocks, n)
 	failed := make([]*Failure, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	// What the rules share for the run (the Rego rules' view of the workspace) is released
@@ -65,14 +65,16 @@ func runRules(st *state) error {
 	}
 	total := len(st.out.Findings)
 	for i := range found {
-		total += len(found[i]) + 1 // and a failure's finding
+		total += found[i].n + 1 // and a failure's finding
 	}
 	// Sized once: grown by appending, the slice was copied as it doubled while every rule's
 	// findings were still held (issue 24: 40 MB at 100,000 files, at the run's peak).
 	st.out.Findings = slices.Grow(st.out.Findings, total-len(st.out.Findings))
 	for i, r := range st.rules {
-		st.out.Findings = append(st.out.Findings, found[i]...)
-		found[i] = nil
+		for _, b := range found[i].blocks {
+			st.out.Findings = append(st.out.Findings, b...)
+		}
+		found[i] = findingBlocks{}
 		if f := failed[i]; f != nil {
 			st.out.Failures = append(st.out.Failures, *f)
 			st.out.Findings = append(st.out.Findings, internalFinding(st.ws, r, f.Err))
@@ -81,6 +83,26 @@ func runRules(st *state) error {
 	st.out.InternalErrors = len(st.out.Failures)
 	setSubjects(st.ws, st.out.Findings)
 	return nil
+}
+
+// findingBlocks holds a rule's findings in blocks that grow to maxFindingBlock findings:
+// appended to one slice, they were copied each time it doubled and held in an array up to
+// twice their size (issue 24: KP401's 41,000 findings at 100,000 files, 12 MB, in 19 MB).
+type findingBlocks struct {
+	blocks [][]checker.Finding
+	n      int
+}
+
+// maxFindingBlock is the most findings a block of findingBlocks holds (74 KiB).
+const maxFindingBlock = 256
+
+func (b *findingBlocks) add(f checker.Finding) {
+	if k := len(b.blocks); k == 0 || len(b.blocks[k-1]) == cap(b.blocks[k-1]) {
+		b.blocks = append(b.blocks, make([]checker.Finding, 0, min(max(4, b.n), maxFindingBlock)))
+	}
+	k := len(b.blocks) - 1
+	b.blocks[k] = append(b.blocks[k], f)
+	b.n++
 }
 
 // shareGroup is the rules of a run that name one Rule.Shares: their context, for AfterRules,
@@ -147,7 +169,7 @@ func setSubjects(ws *checker.Workspace, fs []checker.Finding) {
 
 // runRule runs one rule, turning a panic or an error into a Failure. Findings reported before
 // a failure are kept: they are real, and the run exits with an error anyway.
-func runRule(ctx context.Context, ws *checker.Workspace, r *checker.Rule, registry []*checker.Rule) (fs []checker.Finding, fail *Failure) {
+func runRule(ctx context.Context, ws *checker.Workspace, r *checker.Rule, registry []*checker.Rule) (fs findingBlocks, fail *Failure) {
 	var mu sync.Mutex
 	closed := false
 	pass := checker.NewPass(r, ws, func(f checker.Finding) {
@@ -156,7 +178,7 @@ func runRule(ctx context.Context, ws *checker.Workspace, r *checker.Rule, regist
 		mu.Lock()
 		defer mu.Unlock()
 		if !closed {
-			fs = append(fs, f)
+			fs.add(f)
 		}
 	})
 	pass.Registry = registry
@@ -172,7 +194,7 @@ func runRule(ctx context.Context, ws *checker.Workspace, r *checker.Rule, regist
 		}
 	}()
 	if r.Run == nil {
-		return nil, &Failure{Rule: r, Err: fmt.Errorf("rule failed: no Run function")}
+		return findingBlocks{}, &Failure{Rule: r, Err: fmt.Errorf("rule failed: no Run function")}
 	}
 	if err := r.Run(pass); err != nil {
 		return fs, &Failure{Rule: r, Err: fmt.Errorf("rule failed: %w", err)}
