@@ -47,6 +47,11 @@ type Rule struct {
 	// DaemonSet). The loader then keeps of those documents the fields the rules read, rather
 	// than their header and the rules' facts (DocFacts).
 	Reads []string
+	// Queries, for a rule that reads the PromQL queries of Grafana dashboards
+	// (DashboardQueries: KP501), says whether it reads query expr. When the loader has the
+	// run's rules (load.Options.Facts) it keeps of a dashboard the queries one of them reads,
+	// not every query that names a kube-proxy metric.
+	Queries func(expr string) bool
 	// Shares names what the rule shares with the other rules of a run that name it too (the
 	// Rego rules share their view of the workspace): the engine starts those rules before the
 	// others and calls what they register with AfterRules once the last of them has returned,

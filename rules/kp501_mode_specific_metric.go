@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kube-proxy-lint/kube-proxy-lint/checker"
 )
@@ -23,7 +24,23 @@ var KP501 = &checker.Rule{
 		},
 		SeverityText: "warning",
 	}),
-	Run: runKP501,
+	Run:     runKP501,
+	Queries: namesModeMetric,
+}
+
+// namesModeMetric reports whether expr may use a metric that only some modes export: whether
+// it names one (a metric promMetricRefs finds is written in the expression). The loader keeps
+// of a dashboard only such queries (checker.Rule.Queries).
+func namesModeMetric(expr string) bool {
+	if !strings.Contains(expr, kubeProxyMetricPrefix) {
+		return false
+	}
+	for i := range proxyMetrics {
+		if strings.Contains(expr, kubeProxyMetricPrefix+proxyMetrics[i].name) {
+			return true
+		}
+	}
+	return false
 }
 
 // kp501Query is an expression with what it is for messages.

@@ -113,7 +113,7 @@ func pruneWith(f *checker.File, rules []*checker.Rule) {
 		}
 		pruneToHeader(d)
 	}
-	keepMetricFacts(f)
+	keepMetricFacts(f, rules)
 	keepWorkloadFacts(f, rules)
 	keepServiceFacts(f)
 }
