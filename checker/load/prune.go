@@ -85,6 +85,14 @@ var pruneKeep = newWords(
 	"kubeproxy_",
 )
 
+// isKubeconfig reports whether d is a kubeconfig (kind Config of v1): kube-proxy's ConfigMap
+// carries one beside its configuration (kubeconfig.conf), and no rule reads it (KubeKey's
+// Config has an apiVersion of its own). An embedded one keeps its header (issue 24 phase 8:
+// 43,000 nodes at 100,000 files); its ConfigMap keeps its tree and text.
+func isKubeconfig(d *checker.Document) bool {
+	return d.Kind == "Config" && d.APIVersion == "v1" && !d.Pruned && d.Node != nil
+}
+
 // pruneKeepTemplated: a template placeholder may render into any of pruneKeep's words, so a
 // document with one keeps its tree; not an alert rule, whose {{ $labels.x }} is Prometheus'
 // own templating and whose placeholders KP501 and KP502 cannot read anyway.
@@ -112,6 +120,13 @@ func pruneWith(f *checker.File, rules []*checker.Rule) {
 			continue
 		}
 		pruneToHeader(d)
+	}
+	for _, d := range f.Docs {
+		for _, e := range d.Embedded {
+			if isKubeconfig(e) {
+				pruneToHeader(e)
+			}
+		}
 	}
 	keepMetricFacts(f, rules)
 	keepWorkloadFacts(f, rules)

@@ -478,3 +478,58 @@ func TestPruneKeepsMetricPrefix(t *testing.T) {
 		t.Errorf("%q is not a word of pruneKeep and otherKeep", checker.ProxyMetricPrefix)
 	}
 }
+
+// TestPruneEmbeddedKubeconfig: the kubeconfig kube-proxy's ConfigMap carries beside its
+// configuration keeps its header alone (no rule reads it), the configuration its tree, and
+// KeepTrees keeps both.
+func TestPruneEmbeddedKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	src := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kube-proxy
+  namespace: kube-system
+data:
+  config.conf: |
+    apiVersion: kubeproxy.config.k8s.io/v1alpha1
+    kind: KubeProxyConfiguration
+    mode: ipvs
+    clientConnection:
+      kubeconfig: /var/lib/kube-proxy/kubeconfig.conf
+  kubeconfig.conf: |
+    apiVersion: v1
+    kind: Config
+    clusters:
+    - cluster:
+        certificate-authority: /var/run/secrets/kubernetes.io/serviceaccount/ca.crt
+        server: https://10.0.0.1:6443
+      name: default
+    users:
+    - name: default
+      user:
+        tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+`
+	if err := os.WriteFile(filepath.Join(dir, "kube-proxy.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []bool{false, true} {
+		ws, err := Load(context.Background(), Options{Paths: []string{dir}, Root: dir, KeepTrees: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm := ws.Files[0].Docs[0]
+		if len(cm.Embedded) != 2 {
+			t.Fatalf("KeepTrees=%v: %d embedded documents", keep, len(cm.Embedded))
+		}
+		kpc, kubeconfig := cm.Embedded[0], cm.Embedded[1]
+		if kpc.Kind != "KubeProxyConfiguration" || kpc.Pruned || !kpc.Has([]string{"mode"}) {
+			t.Errorf("KeepTrees=%v: the configuration %s lost its tree", keep, kpc.Kind)
+		}
+		if kubeconfig.Kind != "Config" || kubeconfig.Pruned == keep || kubeconfig.Has([]string{"clusters"}) == !keep {
+			t.Errorf("KeepTrees=%v: kubeconfig %s pruned=%v", keep, kubeconfig.Kind, kubeconfig.Pruned)
+		}
+		if kubeconfig.Node.Line != 1 || kubeconfig.Node.Column != 1 || kubeconfig.Name != "" { // its own text's first line
+			t.Errorf("KeepTrees=%v: the kubeconfig's header moved: line %d", keep, kubeconfig.Node.Line)
+		}
+	}
+}
