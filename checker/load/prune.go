@@ -179,6 +179,7 @@ func releaseContent(f *checker.File, probs []checker.LoadProblem, in input) {
 	if f.Lines.Release() {
 		f.Reread = rereadOf(in, f.Content)
 		f.Content = nil
+		f.Lines.Forget(f.Reread)
 	}
 }
 
