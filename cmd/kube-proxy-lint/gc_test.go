@@ -139,3 +139,81 @@ func gogc(t *testing.T) int {
 	}
 	return int(s[0].Value.Uint64())
 }
+
+// TestSoftLimit: from limitHeap live, the soft memory limit follows the live heap while
+// loading (loadingLimitFactor) and is rulesLimitFactor times it after loading, each restored
+// when its phase ends; a lower limit in force (GOMEMLIMIT, the run's budget) is kept, one set
+// by another since is left in place, and a GOGC set by the user turns it off.
+func TestSoftLimit(t *testing.T) {
+	defaultGOGC(t)
+	oldFree, oldHeap := returnFreeMemory, limitHeap
+	returnFreeMemory, limitHeap = func() {}, 1
+	before := debug.SetMemoryLimit(-1)
+	defer func() {
+		returnFreeMemory, limitHeap = oldFree, oldHeap
+		debug.SetMemoryLimit(before)
+	}()
+	near := func(got int64, factor float64) bool {
+		live, _ := budget.LiveHeap()
+		want := factor * float64(live)
+		return float64(got) > 0.8*want && float64(got) < 1.25*want
+	}
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+
+	runtime.GC()
+	restore := collectHarderAfterLoading()
+	if got := limit(); !near(got, rulesLimitFactor) {
+		t.Errorf("limit %d MiB after loading, want about %.1f times the live heap", got>>20, rulesLimitFactor)
+	}
+	restore()
+	restore()
+	if got := limit(); got != before {
+		t.Errorf("limit %d once restored, want %d", got, before)
+	}
+
+	stop := collectHarderWhileLoading()
+	deadline := time.Now().Add(10 * time.Second)
+	for !near(limit(), loadingLimitFactor) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := limit(); !near(got, loadingLimitFactor) {
+		t.Errorf("limit %d MiB while loading, want about %.1f times the live heap", got>>20, loadingLimitFactor)
+	}
+	stop()
+	if got := limit(); got != before {
+		t.Errorf("limit %d once loading ended, want %d", got, before)
+	}
+
+	// A lower limit in force is kept, and stays once restored.
+	runtime.GC()
+	live, _ := budget.LiveHeap()
+	low := live * 5 / 4 // below rulesLimitFactor times it
+	debug.SetMemoryLimit(low)
+	restore = collectHarderAfterLoading()
+	if got := limit(); got != low {
+		t.Errorf("limit %d with a lower one in force, want %d", got, low)
+	}
+	restore()
+	if got := limit(); got != low {
+		t.Errorf("limit %d once restored, want the lower one %d", got, low)
+	}
+	debug.SetMemoryLimit(before)
+
+	// Another setting replaced the run's limit: restoring leaves it.
+	restore = collectHarderAfterLoading()
+	other := live + 128<<20
+	debug.SetMemoryLimit(other)
+	restore()
+	if got := limit(); got != other {
+		t.Errorf("limit %d once restored, want the one set since %d", got, other)
+	}
+	debug.SetMemoryLimit(before)
+
+	t.Setenv("GOGC", "200")
+	debug.SetGCPercent(200)
+	restore = collectHarderAfterLoading()
+	if got := limit(); got != before {
+		t.Errorf("limit %d with GOGC set by the user, want %d", got, before)
+	}
+	restore()
+}

@@ -555,26 +555,84 @@ const (
 	largeLoad        = 96 << 20
 )
 
-// collectHarderWhileLoading sets GOGC to loadingGCPercent once largeLoad is live, unless the
-// user set GOGC; the returned function stops watching and restores the previous GOGC.
+// A soft memory limit for large runs (issue 24, phase 8). Past limitHeap live, what is
+// mapped besides the live heap (garbage up to the collector's goal, free spans the runtime
+// keeps mapped after a collection and returns slowly) set the peak: at 100,000 files the free
+// spans alone were 50 to 120 MB at each of the run's three peaks. With a soft limit the
+// collector returns free spans and collects earlier as the process nears it. The limit
+// follows the live heap: loadingLimitFactor times what the last collection marked while
+// loading (the heap grows as files are read), rulesLimitFactor times what is live once
+// loading ends (the rules and outputs add less than half of it). Below limitHeap (20,000
+// files leave about 80 MB live) nothing changes: there the time is what matters. A user's
+// GOGC turns this off, and a lower limit (GOMEMLIMIT, --max-memory) is kept.
+const (
+	loadingLimitFactor = 1.6
+	rulesLimitFactor   = 1.5
+)
+
+// limitHeap is a variable for tests.
+var limitHeap int64 = 192 << 20
+
+// softLimit is a soft memory limit the run sets (set) and takes back (restore) without
+// raising one set by others: the limit in force when it was first set, or when another
+// setting replaced it since (the run's budget, budget.Watch), is its ceiling.
+type softLimit struct {
+	ceiling, ours int64
+	active        bool
+}
+
+// set sets the soft memory limit to l, or to the ceiling when that is lower.
+func (s *softLimit) set(l int64) {
+	cur := debug.SetMemoryLimit(-1)
+	if !s.active || cur != s.ours {
+		s.ceiling, s.active = cur, true
+	}
+	s.ours = min(l, s.ceiling)
+	if s.ours != cur {
+		debug.SetMemoryLimit(s.ours)
+	}
+}
+
+// restore sets the ceiling back, unless another setting replaced the limit since; once.
+func (s *softLimit) restore() {
+	if !s.active {
+		return
+	}
+	if debug.SetMemoryLimit(-1) == s.ours {
+		debug.SetMemoryLimit(s.ceiling)
+	}
+	s.active = false
+}
+
+// collectHarderWhileLoading sets GOGC to loadingGCPercent once largeLoad is live, and the
+// soft memory limit to loadingLimitFactor times the live heap once limitHeap is, unless the
+// user set GOGC; the returned function stops watching and restores both.
 func collectHarderWhileLoading() (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}
 	prev := -1 // set once GOGC was lowered
+	var limit softLimit
 	watch := budget.Poll(20*time.Millisecond, func() bool {
-		if live, ok := budget.LiveHeap(); ok && live >= largeLoad {
+		live, ok := budget.LiveHeap()
+		if !ok {
+			return true
+		}
+		if prev < 0 && live >= largeLoad {
 			prev = debug.SetGCPercent(loadingGCPercent)
-			return false
+		}
+		if live >= limitHeap {
+			limit.set(int64(loadingLimitFactor * float64(live)))
 		}
 		return true
 	})
 	return func() {
-		watch() // waits for the watcher: prev is not written after it
+		watch() // waits for the watcher: prev and limit are not written after it
 		if prev >= 0 {
 			debug.SetGCPercent(prev)
 			prev = -1 // restored once
 		}
+		limit.restore()
 	}
 }
 
@@ -583,7 +641,8 @@ func collectHarderWhileLoading() (stop func()) {
 // to call twice). After a large load it also returns the free heap to the operating system
 // (returnFreeMemory): loading leaves tens of megabytes of free spans that the runtime keeps
 // mapped while the rules run, and the rules set the run's peak (issue 24, phase 6: 20,000
-// files 272 → 260 MB for about 2% more time; nothing gained on a small run).
+// files 272 → 260 MB for about 2% more time; nothing gained on a small run); from limitHeap
+// live it sets the soft memory limit to rulesLimitFactor times the live heap.
 func collectHarderAfterLoading() (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
@@ -597,7 +656,14 @@ func collectHarderAfterLoading() (restore func()) {
 	if large {
 		returnFreeMemory()
 	}
-	return func() { debug.SetGCPercent(prev) }
+	var limit softLimit
+	if live, ok := budget.LiveHeap(); ok && live >= limitHeap {
+		limit.set(int64(rulesLimitFactor * float64(live)))
+	}
+	return func() {
+		limit.restore()
+		debug.SetGCPercent(prev)
+	}
 }
 
 // returnFreeMemory collects and returns the free heap to the operating system (a variable
