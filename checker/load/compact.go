@@ -47,6 +47,8 @@ type compactor struct {
 	// strs are the documents' own strings (apiVersion, kind, name, namespace), moved with the
 	// nodes' (compactStrings).
 	strs []*string
+	// shared are the short strings kept for earlier files (compactStrings).
+	shared map[string]string
 	// headers are the root nodes the compactor's headers share (header).
 	headers map[headerKey]*yaml.Node
 }
@@ -329,27 +331,53 @@ func (c *compactor) compactStrings() {
 	}
 	total := 0
 	each(func(s *string) {
-		if _, ok := at[*s]; !ok && *s != "" {
-			at[*s] = total
-			total += len(*s)
+		if _, ok := at[*s]; ok || *s == "" {
+			return
 		}
+		if len(*s) <= maxShared {
+			if _, ok := c.shared[*s]; ok {
+				at[*s] = -1 // shared with an earlier file
+				return
+			}
+		}
+		at[*s] = total
+		total += len(*s)
 	})
-	if total == 0 {
-		return
+	var all string
+	if total > 0 {
+		buf := c.bytes.take(total)
+		each(func(s *string) {
+			if i := at[*s]; *s != "" && i >= 0 {
+				copy(buf[i:], *s)
+			}
+		})
+		// The slab's bytes are written once, here, and never again: a string may share them.
+		all = unsafe.String(unsafe.SliceData(buf), total)
 	}
-	buf := c.bytes.take(total)
+	if c.shared == nil {
+		c.shared = map[string]string{}
+	}
 	each(func(s *string) {
-		if *s != "" {
-			i := at[*s]
-			copy(buf[i:], *s)
+		if *s == "" {
+			return
 		}
-	})
-	// The slab's bytes are written once, here, and never again: a string may share them.
-	all := unsafe.String(unsafe.SliceData(buf), total)
-	each(func(s *string) {
-		if *s != "" {
-			i := at[*s]
-			*s = all[i : i+len(*s)]
+		i := at[*s]
+		if i < 0 {
+			*s = c.shared[*s]
+			return
+		}
+		*s = all[i : i+len(*s)]
+		if len(*s) <= maxShared && len(c.shared) < maxSharedStrings {
+			c.shared[*s] = *s
 		}
 	})
 }
+
+// The short strings the compactor keeps are shared between files too: keys, kinds, images
+// and flags recur in every kube-proxy DaemonSet and configuration of a repository. shared
+// holds up to maxSharedStrings of them, of at most maxShared bytes, for the compactor's life
+// (one loading goroutine).
+const (
+	maxShared        = 48
+	maxSharedStrings = 1 << 14
+)

@@ -565,3 +565,37 @@ func TestCompactHeaders(t *testing.T) {
 		t.Errorf("the header at line %d shares the node of the one at line 1", docs[2].Node.Line)
 	}
 }
+
+// TestCompactSharesShortStrings: a compactor keeps one copy of the short strings of the files
+// it compacts (keys, kinds, images recur in every file of a kind), and each file's own of
+// longer ones.
+func TestCompactSharesShortStrings(t *testing.T) {
+	long := strings.Repeat("x", maxShared+1)
+	var c compactor
+	var files []*checker.File
+	for _, name := range []string{"a.yaml", "b.yaml"} {
+		in := input{name: name, content: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kube-proxy\ndata:\n  note: " + long + "\n")}
+		f, probs := readAndParse(context.Background(), in, DefaultMaxFileSize)
+		if f == nil {
+			t.Fatalf("not loaded: %v", probs)
+		}
+		c.compactFile(f)
+		files = append(files, f)
+	}
+	a, b := files[0].Docs[0], files[1].Docs[0]
+	for _, p := range []checker.Path{{"metadata", "name"}, {"kind"}} {
+		_, x := a.Lookup(p)
+		_, y := b.Lookup(p)
+		if x == nil || y == nil || x.Value != y.Value || unsafe.StringData(x.Value) != unsafe.StringData(y.Value) {
+			t.Errorf("%s: the two files' %q are two copies", p, x.Value)
+		}
+	}
+	if unsafe.StringData(a.Kind) != unsafe.StringData(b.Kind) {
+		t.Error("the documents' kinds are two copies")
+	}
+	_, x := a.Lookup(checker.Path{"data", "note"})
+	_, y := b.Lookup(checker.Path{"data", "note"})
+	if x.Value != long || y.Value != long || unsafe.StringData(x.Value) == unsafe.StringData(y.Value) {
+		t.Error("a long string is shared, or lost")
+	}
+}
