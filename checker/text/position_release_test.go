@@ -7,44 +7,57 @@ import (
 	"testing"
 )
 
-// TestLineIndexRelease: a released index answers every question but LineText as before, on
-// text with LF, CRLF and lone CR breaks, empty lines, a last line without a break and a byte
-// order mark; an index with a multi-byte character keeps its text.
+// releaseTexts have LF, CRLF and lone CR breaks, empty lines, a last line without a break and
+// a byte order mark.
+var releaseTexts = []string{
+	"a: 1\r\nbb: 2\n\r\nccc: 3\rd: 4",
+	"\xEF\xBB\xBFkey: value\n\n  - x\r\n",
+	"",
+	"one line",
+}
+
+// sameAnswers checks that got answers every question about src's lines and offsets but
+// LineText as want does, and LineText with "" (a released index).
+func sameAnswers(t *testing.T, src string, got, want *LineIndex) {
+	t.Helper()
+	if got.LineText(1) != "" {
+		t.Errorf("%q: LineText after release", src)
+	}
+	if want.Lines() != got.Lines() {
+		t.Fatalf("%q: %d lines, want %d", src, got.Lines(), want.Lines())
+	}
+	for line := 0; line <= want.Lines()+1; line++ {
+		if a, b := got.LineStart(line), want.LineStart(line); a != b {
+			t.Errorf("%q: LineStart(%d) = %d, want %d", src, line, a, b)
+		}
+		if a, b := got.LineEnd(line), want.LineEnd(line); a != b {
+			t.Errorf("%q: LineEnd(%d) = %d, want %d", src, line, a, b)
+		}
+		for col := 0; col < 8; col++ {
+			if a, b := got.Offset(line, col), want.Offset(line, col); a != b {
+				t.Errorf("%q: Offset(%d, %d) = %d, want %d", src, line, col, a, b)
+			}
+		}
+	}
+	for off := -1; off <= len(src)+1; off++ {
+		if a, b := got.Position("f", off), want.Position("f", off); a != b {
+			t.Errorf("%q: Position(%d) = %v, want %v", src, off, a, b)
+		}
+		if a, b := got.Line(off), want.Line(off); a != b {
+			t.Errorf("%q: Line(%d) = %d, want %d", src, off, a, b)
+		}
+	}
+}
+
+// TestLineIndexRelease: a released index answers every question but LineText as before
+// (releaseTexts); an index with a multi-byte character keeps its text.
 func TestLineIndexRelease(t *testing.T) {
-	for _, src := range []string{
-		"a: 1\r\nbb: 2\n\r\nccc: 3\rd: 4",
-		"\xEF\xBB\xBFkey: value\n\n  - x\r\n",
-		"",
-		"one line",
-	} {
+	for _, src := range releaseTexts {
 		whole, rel := NewLineIndex([]byte(src)), NewLineIndex([]byte(src))
 		if !rel.Release() {
 			t.Fatalf("%q: not released", src)
 		}
-		if rel.LineText(1) != "" {
-			t.Errorf("%q: LineText after release", src)
-		}
-		if whole.Lines() != rel.Lines() {
-			t.Fatalf("%q: %d lines, want %d", src, rel.Lines(), whole.Lines())
-		}
-		for line := 0; line <= whole.Lines()+1; line++ {
-			if a, b := rel.LineStart(line), whole.LineStart(line); a != b {
-				t.Errorf("%q: LineStart(%d) = %d, want %d", src, line, a, b)
-			}
-			if a, b := rel.LineEnd(line), whole.LineEnd(line); a != b {
-				t.Errorf("%q: LineEnd(%d) = %d, want %d", src, line, a, b)
-			}
-			for col := 0; col < 8; col++ {
-				if a, b := rel.Offset(line, col), whole.Offset(line, col); a != b {
-					t.Errorf("%q: Offset(%d, %d) = %d, want %d", src, line, col, a, b)
-				}
-			}
-		}
-		for off := -1; off <= len(src)+1; off++ {
-			if a, b := rel.Position("f", off), whole.Position("f", off); a != b {
-				t.Errorf("%q: Position(%d) = %v, want %v", src, off, a, b)
-			}
-		}
+		sameAnswers(t, src, rel, whole)
 	}
 	if NewLineIndex([]byte("mode: é\n")).Release() {
 		t.Error("an index with a multi-byte character released its text")
@@ -56,12 +69,7 @@ func TestLineIndexRelease(t *testing.T) {
 // as before; a text that cannot be read again leaves positions on its first line; an index
 // that keeps its text does not forget.
 func TestLineIndexForget(t *testing.T) {
-	for _, src := range []string{
-		"a: 1\r\nbb: 2\n\r\nccc: 3\rd: 4",
-		"\xEF\xBB\xBFkey: value\n\n  - x\r\n",
-		"",
-		"one line",
-	} {
+	for _, src := range releaseTexts {
 		whole, lazy := NewLineIndex([]byte(src)), NewLineIndex([]byte(src))
 		var reads atomic.Int32
 		if !lazy.Release() || !lazy.Forget(func() ([]byte, error) { reads.Add(1); return []byte(src), nil }) {
@@ -75,30 +83,7 @@ func TestLineIndexForget(t *testing.T) {
 			wg.Go(func() { _ = lazy.Position("f", len(src)/2) })
 		}
 		wg.Wait()
-		if whole.Lines() != lazy.Lines() || lazy.LineText(1) != "" {
-			t.Fatalf("%q: %d lines, want %d", src, lazy.Lines(), whole.Lines())
-		}
-		for line := 0; line <= whole.Lines()+1; line++ {
-			if a, b := lazy.LineStart(line), whole.LineStart(line); a != b {
-				t.Errorf("%q: LineStart(%d) = %d, want %d", src, line, a, b)
-			}
-			if a, b := lazy.LineEnd(line), whole.LineEnd(line); a != b {
-				t.Errorf("%q: LineEnd(%d) = %d, want %d", src, line, a, b)
-			}
-			for col := 0; col < 8; col++ {
-				if a, b := lazy.Offset(line, col), whole.Offset(line, col); a != b {
-					t.Errorf("%q: Offset(%d, %d) = %d, want %d", src, line, col, a, b)
-				}
-			}
-		}
-		for off := -1; off <= len(src)+1; off++ {
-			if a, b := lazy.Position("f", off), whole.Position("f", off); a != b {
-				t.Errorf("%q: Position(%d) = %v, want %v", src, off, a, b)
-			}
-			if a, b := lazy.Line(off), whole.Line(off); a != b {
-				t.Errorf("%q: Line(%d) = %d, want %d", src, off, a, b)
-			}
-		}
+		sameAnswers(t, src, lazy, whole)
 		if reads.Load() != 1 {
 			t.Errorf("%q: read %d times, want once", src, reads.Load())
 		}
