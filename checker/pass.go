@@ -100,10 +100,8 @@ func (p *Pass) Report(f Finding) {
 		// The target and cluster of the file as checked: a rendered file's rendering, before
 		// the position moves to the values file that writes it. Nothing writes a finding's
 		// target, so findings share the bound one (made for its pass) or the file's.
-		switch {
-		case p.bound != nil:
-			f.Target = p.bound
-		default:
+		f.Target = p.bound
+		if f.Target == nil {
 			f.Target = p.targetOf(f.Pos.Filename)
 		}
 	}

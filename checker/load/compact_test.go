@@ -434,7 +434,7 @@ func FuzzCompact(f *testing.F) {
 		if fl == nil {
 			return
 		}
-		pruneWith(fl, []*checker.Rule{facts})
+		pruneWith(fl, newRuleFacts([]*checker.Rule{facts}))
 		settle(fl, probs, in, Options{}, nil)
 		for _, d := range fl.Docs {
 			if d.Facts && d.Service == nil && d.Metrics == nil && facts.Facts(d) != d.Kind {

@@ -31,10 +31,9 @@ import (
 // (reducer, which finds the words and anchors), extracts the facts again from that and keeps
 // the reduction only when they are the same nodes at the same paths.
 
-// keepMetricFacts reduces the metric documents of f to their facts (see above); rules are the
-// run's (nil: unknown), which say what queries of dashboards they read (dashboardQueryFilter).
-func keepMetricFacts(f *checker.File, rules []*checker.Rule) {
-	var keepQuery func(string) bool
+// keepMetricFacts reduces the metric documents of f to their facts (see above), keeping of
+// dashboards the queries the run's rules read (rf.keepQuery).
+func keepMetricFacts(f *checker.File, rf *ruleFacts) {
 	for _, d := range f.Docs {
 		if !reducible(f, d) || d.Kind != "" && d.Kind != "PrometheusRule" {
 			continue
@@ -42,9 +41,6 @@ func keepMetricFacts(f *checker.File, rules []*checker.Rule) {
 		groups, queries := checker.FindRuleGroups(d), checker.DashboardQueries(d)
 		if len(groups) == 0 && len(queries) == 0 {
 			continue
-		}
-		if keepQuery == nil {
-			keepQuery = dashboardQueryFilter(rules)
 		}
 		root := &factTrie{}
 		root.metadataFacts()
@@ -70,7 +66,7 @@ func keepMetricFacts(f *checker.File, rules []*checker.Rule) {
 		if r.keep || !sameFacts(d, skel, groups, queries) {
 			continue
 		}
-		d.Metrics = proxyMetricFacts(groups, queries, keepQuery)
+		d.Metrics = proxyMetricFacts(groups, queries, rf.keepQuery)
 		if d.Kind == "PrometheusRule" {
 			// Its skeleton would be its header and metadata: no reader needs them (phase 7).
 			pruneToHeader(d)
@@ -83,22 +79,41 @@ func keepMetricFacts(f *checker.File, rules []*checker.Rule) {
 	}
 }
 
-// dashboardQueryFilter returns what queries of dashboards the run's rules read: those one of
-// them reads (checker.Rule.Queries: KP501 reads those that name a metric that only some
-// modes export, a few of the kube-proxy queries of a monitoring repository: 82,000 of them
-// held 40 MB at 100,000 files, issue 24 phase 8), or, when the rules are not known, every one
-// that names a kube-proxy metric.
-func dashboardQueryFilter(rules []*checker.Rule) func(string) bool {
+// ruleFacts is what the loader needs to know of the run's rules (Options.Facts), found once
+// per load (Options.ruleFacts): the rules that give facts of the documents whose trees it
+// drops (checker.Rule.DocFacts), the workload kinds some rule reads whole (Rule.Reads), and
+// which queries of dashboards they read (keepQuery).
+type ruleFacts struct {
+	facts []*checker.Rule
+	reads map[string]bool
+	// keepQuery reports whether a rule of the run reads a dashboard query: one that says so
+	// (checker.Rule.Queries: KP501 reads those that name a metric that only some modes export,
+	// a few of the kube-proxy queries of a monitoring repository: 82,000 of them held 40 MB at
+	// 100,000 files, issue 24 phase 8), or, when the rules are not known, every one that names
+	// a kube-proxy metric.
+	keepQuery func(expr string) bool
+}
+
+// newRuleFacts sums up rules, the run's (nil: unknown).
+func newRuleFacts(rules []*checker.Rule) *ruleFacts {
+	rf := &ruleFacts{reads: map[string]bool{}}
 	if rules == nil {
-		return func(expr string) bool { return strings.Contains(expr, checker.ProxyMetricPrefix) }
+		rf.keepQuery = func(expr string) bool { return strings.Contains(expr, checker.ProxyMetricPrefix) }
+		return rf
 	}
 	var readers []func(string) bool
 	for _, r := range rules {
+		if r.DocFacts != nil {
+			rf.facts = append(rf.facts, r)
+		}
+		for _, k := range r.Reads {
+			rf.reads[k] = true
+		}
 		if r.Queries != nil {
 			readers = append(readers, r.Queries)
 		}
 	}
-	return func(expr string) bool {
+	rf.keepQuery = func(expr string) bool {
 		for _, reads := range readers {
 			if reads(expr) {
 				return true
@@ -106,6 +121,7 @@ func dashboardQueryFilter(rules []*checker.Rule) func(string) bool {
 		}
 		return false
 	}
+	return rf
 }
 
 // proxyMetricFacts returns the facts the metric rules read of groups and queries: the rules
@@ -269,22 +285,7 @@ func mentionsNode(n *yaml.Node, ws *words) bool {
 // (checker.Rule.Reads: KP603, when enabled, reads every DaemonSet) and whose text names no
 // control-plane image (its tag is a version source, read once every file is loaded) keeps its
 // header only, once the rules' facts of it are computed: nothing else reads it after loading.
-func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
-	var facts []*checker.Rule
-	var read map[string]bool
-	sorted := false
-	sortRules := func() { // once a file has a workload to reduce
-		sorted = true
-		read = map[string]bool{}
-		for _, r := range rules {
-			if r.DocFacts != nil {
-				facts = append(facts, r)
-			}
-			for _, k := range r.Reads {
-				read[k] = true
-			}
-		}
-	}
+func keepWorkloadFacts(f *checker.File, rf *ruleFacts) {
 	for i, d := range f.Docs {
 		spec := checker.WorkloadPodSpec(d.Kind)
 		if !pruneKinds[d.Kind] && d.Kind != "DaemonSet" || spec == nil || !reducible(f, d) {
@@ -294,11 +295,8 @@ func keepWorkloadFacts(f *checker.File, rules []*checker.Rule) {
 		if mentions(text, otherKeep) || mentions(text, pruneKeepTemplated) {
 			continue
 		}
-		if !sorted {
-			sortRules()
-		}
-		if len(facts) > 0 && !read[d.Kind] && !mentions(text, versionKeep) {
-			for _, r := range facts {
+		if len(rf.facts) > 0 && !rf.reads[d.Kind] && !mentions(text, versionKeep) {
+			for _, r := range rf.facts {
 				r.KeepFacts(d)
 			}
 			pruneToHeader(d)

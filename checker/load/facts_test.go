@@ -107,7 +107,7 @@ spec:
 			// queries, positions and paths.
 			wg, wq := checker.FindRuleGroups(whole), checker.DashboardQueries(whole)
 			if tt.reduced {
-				m := proxyMetricFacts(wg, wq, dashboardQueryFilter(nil))
+				m := proxyMetricFacts(wg, wq, newRuleFacts(nil).keepQuery)
 				if len(m.Groups)+len(m.Queries) >= len(wg)+len(wq) {
 					t.Error("the facts are not limited to the queries naming kube-proxy metrics: the case tests nothing")
 				}

@@ -38,6 +38,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
+	opts.ruleFacts = newRuleFacts(opts.Facts)
 	if dir == "" {
 		dir = "."
 	}
@@ -168,7 +169,7 @@ func FromGit(ctx context.Context, dir, rev string, opts Options) (*checker.Works
 		in := input{name: picked[i].name, content: content, explicit: explicit[i], aliases: aliases, turns: order, index: i}
 		files[i], fileProbs[i] = readAndParse(ctx, in, opts.MaxFileSize)
 		if !opts.KeepTrees {
-			pruneWith(files[i], opts.Facts)
+			pruneWith(files[i], opts.ruleFactsOf())
 			c := compactors.Get().(*compactor)
 			settle(files[i], fileProbs[i], in, opts, c)
 			compactors.Put(c)

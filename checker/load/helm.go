@@ -514,7 +514,7 @@ func decodeRendered(c chartInput, variant string, files map[string][]byte, res *
 			}
 		}
 		if !opts.KeepTrees {
-			pruneWith(f, opts.Facts) // as for the files read from disk (prune.go)
+			pruneWith(f, opts.ruleFactsOf()) // as for the files read from disk (prune.go)
 			if opts.WholeOnDemand {
 				setRenderedRedecode(f, cm, o)
 			} else {

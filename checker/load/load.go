@@ -65,6 +65,8 @@ type Options struct {
 	// whose trees the loader drops and could not drop without them (checker.Rule.DocFacts;
 	// prune.go). Without them those documents keep the fields the rules read.
 	Facts []*checker.Rule
+	// ruleFacts sums up Facts once per load (Load and FromGit set it; ruleFactsOf).
+	ruleFacts *ruleFacts
 	// Clusters are the clusters declared in the configuration file; they replace inference
 	// for the files their globs match.
 	Clusters []cluster.Declared
@@ -95,6 +97,15 @@ const (
 )
 
 // trace calls opts.Trace when it is set.
+// ruleFactsOf returns the summary of the run's rules: the one Load made, or one made now for
+// options that did not go through Load (it writes nothing: goroutines share the options).
+func (o *Options) ruleFactsOf() *ruleFacts {
+	if o.ruleFacts == nil {
+		return newRuleFacts(o.Facts)
+	}
+	return o.ruleFacts
+}
+
 func (o *Options) trace(name, reason string) {
 	if o.Trace != nil {
 		o.Trace(name, reason)
@@ -111,6 +122,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
+	opts.ruleFacts = newRuleFacts(opts.Facts)
 	inputs, probs, root, err := collect(opts)
 	if err != nil {
 		return nil, err
@@ -153,7 +165,7 @@ func Load(ctx context.Context, opts Options) (*checker.Workspace, error) {
 						_ = run.Charge(int64(len(files[i].Content)), inputs[i].name)
 					}
 					if !opts.KeepTrees {
-						pruneWith(files[i], opts.Facts)
+						pruneWith(files[i], opts.ruleFactsOf())
 						settle(files[i], fileProbs[i], inputs[i], opts, &c)
 					}
 					if files[i] == nil && len(fileProbs[i]) == 0 {

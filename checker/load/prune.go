@@ -101,11 +101,11 @@ var pruneKeepTemplated = newWords("{{", "{%", "${")
 // prune replaces the trees of f's prunable documents by their metadata (see above). The words
 // are looked for in each document's own lines (from its first line to the next document's),
 // so that a Deployment beside a kube-proxy alert rule is still pruned.
-func prune(f *checker.File) { pruneWith(f, nil) }
+func prune(f *checker.File) { pruneWith(f, newRuleFacts(nil)) }
 
 // pruneWith is prune with the run's rules, whose DocFacts let a workload that only they
 // read go to its header (keepWorkloadFacts).
-func pruneWith(f *checker.File, rules []*checker.Rule) {
+func pruneWith(f *checker.File, rf *ruleFacts) {
 	if f == nil || len(f.Docs) == 0 || f.Lines == nil {
 		return
 	}
@@ -128,8 +128,8 @@ func pruneWith(f *checker.File, rules []*checker.Rule) {
 			}
 		}
 	}
-	keepMetricFacts(f, rules)
-	keepWorkloadFacts(f, rules)
+	keepMetricFacts(f, rf)
+	keepWorkloadFacts(f, rf)
 	keepServiceFacts(f)
 }
 

@@ -1,12 +1,11 @@
 package text
 
 import (
-	"sync"
-
 	"bytes"
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"unicode/utf8"
 )
 
